@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ElfProjectConfig(AppConfig):
+    name = "elf_project"
+    verbose_name = "ELF"

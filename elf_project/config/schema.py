@@ -1,0 +1,236 @@
+"""Typed, frozen view of elf.toml.
+
+Each dataclass is one TOML table; field names are the TOML keys. A field typed ``Optional[...]`` (or whose
+dataclass is optional in its parent) may be omitted from the file; every other field is required. There are
+no defaults for spec fields: the loader fills nothing in, except the spec's own documented default for
+``mcp.read_profile``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    http_bind: str
+    mcp_bind: str
+    admin_bind: str
+    log_level: str
+
+
+@dataclass(frozen=True)
+class PostgresConfig:
+    dsn: str
+    pool_max_conns: int
+
+
+@dataclass(frozen=True)
+class QdrantConfig:
+    url: str
+    collection: str
+    vector_dim: int
+
+
+@dataclass(frozen=True)
+class StorageConfig:
+    postgres: PostgresConfig
+    qdrant: QdrantConfig
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    """Embedded stack (not in the spec): where elf-stack keeps Postgres, Redis and Qdrant data."""
+
+    data_dir: str
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """Celery (not in the spec): the broker URL the API and the worker share."""
+
+    broker_url: str
+
+
+@dataclass(frozen=True)
+class EmbeddingProviderConfig:
+    provider_id: str
+    api_base: str
+    api_key: str
+    path: str
+    model: str
+    dimensions: int
+    timeout_ms: int
+    default_headers: dict[str, str]
+
+
+@dataclass(frozen=True)
+class RerankProviderConfig:
+    provider_id: str
+    api_base: str
+    api_key: str
+    path: str
+    model: str
+    timeout_ms: int
+    default_headers: dict[str, str]
+
+
+@dataclass(frozen=True)
+class ExtractorProviderConfig:
+    provider_id: str
+    api_base: str
+    api_key: str
+    path: str
+    model: str
+    temperature: float
+    timeout_ms: int
+    default_headers: dict[str, str]
+
+
+@dataclass(frozen=True)
+class ProvidersConfig:
+    embedding: EmbeddingProviderConfig
+    rerank: RerankProviderConfig
+    llm_extractor: ExtractorProviderConfig
+
+
+@dataclass(frozen=True)
+class ScopesConfig:
+    allowed: list[str]
+    read_profiles: dict[str, list[str]]
+    precedence: dict[str, int]
+    write_allowed: dict[str, bool]
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    max_notes_per_add_event: int
+    max_note_chars: int
+    dup_sim_threshold: float
+    update_sim_threshold: float
+    candidate_k: int
+    top_k: int
+
+
+@dataclass(frozen=True)
+class ChunkingConfig:
+    enabled: bool
+    max_tokens: int
+    overlap_tokens: int
+    tokenizer_repo: Optional[str]
+
+
+@dataclass(frozen=True)
+class ExpansionConfig:
+    mode: str
+    max_queries: int
+    include_original: bool
+
+
+@dataclass(frozen=True)
+class DynamicConfig:
+    min_candidates: int
+    min_top_score: float
+
+
+@dataclass(frozen=True)
+class PrefilterConfig:
+    max_candidates: int
+
+
+@dataclass(frozen=True)
+class CacheConfig:
+    enabled: bool
+    expansion_ttl_days: int
+    rerank_ttl_days: int
+    max_payload_bytes: Optional[int]
+
+
+@dataclass(frozen=True)
+class ExplainConfig:
+    retention_days: int
+    capture_candidates: Optional[bool]
+    candidate_retention_days: Optional[int]
+    write_mode: Optional[str]
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    expansion: ExpansionConfig
+    dynamic: DynamicConfig
+    prefilter: PrefilterConfig
+    cache: CacheConfig
+    explain: ExplainConfig
+
+
+@dataclass(frozen=True)
+class RankingConfig:
+    recency_tau_days: float
+    tie_breaker_weight: float
+
+
+@dataclass(frozen=True)
+class LifecycleConfig:
+    ttl_days: dict[str, int]
+    purge_deleted_after_days: int
+    purge_deprecated_after_days: int
+
+
+@dataclass(frozen=True)
+class SecurityConfig:
+    bind_localhost_only: bool
+    reject_non_english: bool
+    redact_secrets_on_write: bool
+    evidence_min_quotes: int
+    evidence_max_quotes: int
+    evidence_max_quote_chars: int
+
+
+@dataclass(frozen=True)
+class ContextConfig:
+    project_descriptions: Optional[dict[str, str]]
+    scope_descriptions: Optional[dict[str, str]]
+    scope_boost_weight: Optional[float]
+
+
+@dataclass(frozen=True)
+class McpConfig:
+    tenant_id: str
+    project_id: str
+    agent_id: str
+    read_profile: Optional[str]
+
+
+@dataclass(frozen=True)
+class ElfConfig:
+    service: ServiceConfig
+    storage: StorageConfig
+    stack: StackConfig
+    worker: WorkerConfig
+    providers: ProvidersConfig
+    scopes: ScopesConfig
+    memory: MemoryConfig
+    chunking: ChunkingConfig
+    search: SearchConfig
+    ranking: RankingConfig
+    lifecycle: LifecycleConfig
+    security: SecurityConfig
+    context: Optional[ContextConfig]
+    mcp: Optional[McpConfig]
+    # Absolute path of the file this was loaded from; relative paths in the file resolve against its folder.
+    source_path: str = ""
+
+    @property
+    def embedding_version(self) -> str:
+        e = self.providers.embedding
+        return f"{e.provider_id}:{e.model}:{self.storage.qdrant.vector_dim}"
+
+    def resolve_path(self, value: str) -> str:
+        """Resolve a path from the file against the config file's folder."""
+        from pathlib import Path
+
+        p = Path(value)
+        if p.is_absolute():
+            return str(p)
+        return str((Path(self.source_path).parent / p).resolve())

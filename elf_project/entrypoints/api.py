@@ -1,0 +1,65 @@
+"""elf-api -c elf.toml: Django on gunicorn, public API on service.http_bind and admin on service.admin_bind."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gunicorn.app.base import BaseApplication
+
+from ..runtime import bootstrap
+from ..startup import StartupError, apply_schema, ensure_index, migrate_django
+
+# Two cores on the reference machine: two worker processes with a few threads each.
+API_WORKERS = 2
+API_THREADS = 4
+REQUEST_TIMEOUT_S = 120
+
+
+class ElfApiServer(BaseApplication):
+    def __init__(self, options: dict):
+        self.options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self):
+        from django.core.wsgi import get_wsgi_application
+
+        return get_wsgi_application()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="elf-api", description=__doc__)
+    parser.add_argument("-c", "--config", required=True, help="path to elf.toml")
+    args = parser.parse_args(argv)
+    cfg = bootstrap(args.config)
+    try:
+        apply_schema(cfg)
+        migrate_django(cfg)
+    except StartupError as exc:
+        print(f"elf-api: {exc}", file=sys.stderr)
+        return 1
+    ensure_index(cfg)
+    svc = cfg.service
+    ElfApiServer(
+        {
+            "bind": [svc.http_bind, svc.admin_bind],
+            "workers": API_WORKERS,
+            "worker_class": "gthread",
+            "threads": API_THREADS,
+            "timeout": REQUEST_TIMEOUT_S,
+            "graceful_timeout": 10,
+            "loglevel": svc.log_level.lower(),
+            "accesslog": "-",
+            "preload_app": True,
+            "proc_name": "elf-api",
+        }
+    ).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+"""elf-worker -c elf.toml: the Celery worker with beat embedded (outboxes, GC, retention)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..runtime import bootstrap
+from ..startup import StartupError, apply_schema, ensure_index
+
+WORKER_CONCURRENCY = 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="elf-worker", description=__doc__)
+    parser.add_argument("-c", "--config", required=True, help="path to elf.toml")
+    args = parser.parse_args(argv)
+    cfg = bootstrap(args.config)
+    try:
+        apply_schema(cfg)
+    except StartupError as exc:
+        print(f"elf-worker: {exc}", file=sys.stderr)
+        return 1
+    ensure_index(cfg)
+    from ..celery_app import configure
+
+    app = configure(cfg)
+    worker = app.Worker(
+        beat=True,
+        concurrency=WORKER_CONCURRENCY,
+        loglevel=cfg.service.log_level.upper(),
+        hostname="elf-worker@%h",
+    )
+    worker.start()
+    return worker.exitcode or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

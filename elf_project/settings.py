@@ -1,0 +1,117 @@
+"""Django settings derived from the loaded elf.toml (see elf_project.runtime). No environment reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from .runtime import get_config
+from .secret_key import load_or_create_secret_key
+
+CFG = get_config()
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+_dsn = urlsplit(CFG.storage.postgres.dsn)
+
+SECRET_KEY = load_or_create_secret_key(CFG)
+DEBUG = False
+ALLOWED_HOSTS = ["*"]  # the listeners are bound by config; routing is by listener, not by Host header
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "elf_project",
+    "memory",
+    "traces",
+    "docs_ext",
+]
+
+MIDDLEWARE = [
+    "elf_project.listener.ListenerRoutingMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+]
+
+# The listener middleware picks the public or admin urlconf per request; this one answers nothing.
+ROOT_URLCONF = "elf_project.urls_none"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(_dsn.path.lstrip("/")),
+        "USER": unquote(_dsn.username or ""),
+        "PASSWORD": unquote(_dsn.password or ""),
+        "HOST": _dsn.hostname or "",
+        "PORT": str(_dsn.port or 5432),
+        "OPTIONS": {"pool": {"min_size": 1, "max_size": CFG.storage.postgres.pool_max_conns, "timeout": 10}},
+    }
+}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+USE_TZ = True
+TIME_ZONE = "UTC"
+LANGUAGE_CODE = "en-us"
+STATIC_URL = "/static/"
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = False
+
+REST_FRAMEWORK = {
+    "EXCEPTION_HANDLER": "elf_project.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": [],
+    "UNAUTHENTICATED_USER": None,
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "ELF memory service",
+    "DESCRIPTION": "Evidence-linked fact memory for LLM agents.",
+    "VERSION": "2.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    # Swagger UI assets ship in the drf-spectacular-sidecar wheel: nothing is fetched from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+CELERY_BROKER_URL = CFG.worker.broker_url
+
+_level = CFG.service.log_level.upper()
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": _level},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

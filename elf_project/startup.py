@@ -1,0 +1,81 @@
+"""Start-up steps shared by elf-api, elf-worker and manage.py: schema (under an advisory lock), Django's
+own tables, and the notes collection in Qdrant."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import psycopg
+
+from .config import ElfConfig
+
+log = logging.getLogger("elf.startup")
+SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
+# Separate from the schema lock of db_init so the two never wait on each other's transaction.
+MIGRATE_LOCK_KEY = 0x454C465F4D494752  # "ELF_MIGR"
+POSTGRES_WAIT_S = 30
+
+
+class StartupError(Exception):
+    pass
+
+
+def wait_for_postgres(cfg: ElfConfig) -> None:
+    deadline = time.monotonic() + POSTGRES_WAIT_S
+    while True:
+        try:
+            with psycopg.connect(cfg.storage.postgres.dsn, connect_timeout=3) as conn:
+                conn.execute("SELECT 1")
+            return
+        except psycopg.OperationalError as exc:
+            if time.monotonic() > deadline:
+                host = cfg.storage.postgres.dsn.split("@")[-1]
+                raise StartupError(
+                    f"Postgres at {host} did not answer within {POSTGRES_WAIT_S}s ({str(exc).strip()[:200]}); "
+                    "start it with `elf-stack up -c <config>` or fix storage.postgres.dsn"
+                ) from None
+            time.sleep(0.5)
+
+
+def apply_schema(cfg: ElfConfig) -> None:
+    from .db_init import apply_schema as apply
+
+    wait_for_postgres(cfg)
+    apply(cfg.storage.postgres.dsn, cfg.storage.qdrant.vector_dim, SQL_DIR)
+
+
+def migrate_django(cfg: ElfConfig) -> None:
+    """Django's contrib tables (auth, admin, sessions) come from Django's migrations, serialized by a lock."""
+    from django.core.management import call_command
+    from django.db import connections
+
+    with psycopg.connect(cfg.storage.postgres.dsn, autocommit=True) as lock_conn:
+        lock_conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATE_LOCK_KEY,))
+        try:
+            call_command("migrate", interactive=False, verbosity=0)
+        finally:
+            lock_conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATE_LOCK_KEY,))
+    for conn in connections.all():
+        conn.close()
+        if hasattr(conn, "close_pool"):
+            conn.close_pool()
+
+
+def ensure_index(cfg: ElfConfig) -> bool:
+    """Create the notes collection if missing. Best effort: Qdrant may be down; indexing retries later."""
+    from qdrant_client import QdrantClient
+
+    from elf_infra.index.notes_collection import ensure_notes_collection
+
+    try:
+        client = QdrantClient(url=cfg.storage.qdrant.url, timeout=5)
+        try:
+            ensure_notes_collection(client, cfg.storage.qdrant.collection, cfg.storage.qdrant.vector_dim)
+        finally:
+            client.close()
+        return True
+    except Exception as exc:  # the service still starts; /health reports qdrant down
+        log.warning("qdrant not ready at %s: %s", cfg.storage.qdrant.url, exc)
+        return False

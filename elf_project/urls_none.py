@@ -1,0 +1,6 @@
+"""Fallback urlconf for a request that arrived on neither configured listener: nothing answers."""
+
+urlpatterns: list = []
+
+handler404 = "elf_project.errors.json_404"
+handler500 = "elf_project.errors.json_500"

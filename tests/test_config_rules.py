@@ -1,0 +1,160 @@
+"""Strict config: every rule of spec v2 sections 1-2 fails start-up of a real entry point with its key path."""
+
+from __future__ import annotations
+
+import copy
+import os
+import subprocess
+import tomllib
+
+import pytest
+
+from elf_project.config import ConfigError, load_config
+from tests.conftest import REPO, entry_point
+from tests.toml_writer import dumps
+
+EXAMPLE = tomllib.loads((REPO / "elf.toml.example").read_text())
+ENTRY_POINTS = ["elf-api", "elf-worker", "elf-stack", "manage.py"]
+
+
+def _command(name: str, config: str | None) -> list[str]:
+    tail = ["-c", config] if config else []
+    if name == "manage.py":
+        return [entry_point("python"), str(REPO / "manage.py"), "check", *tail]
+    if name == "elf-stack":
+        return [entry_point(name), "status", *tail]
+    return [entry_point(name), *tail]
+
+
+def _run(name: str, config: str | None) -> subprocess.CompletedProcess:
+    return subprocess.run(_command(name, config), capture_output=True, text=True, timeout=60, cwd=REPO)
+
+
+def _write(tmp_path, data: dict) -> str:
+    path = tmp_path / "elf.toml"
+    path.write_text(dumps(data))
+    return str(path)
+
+
+def _set(data: dict, dotted: str, value) -> dict:
+    data = copy.deepcopy(data)
+    *parents, leaf = dotted.split(".")
+    node = data
+    for p in parents:
+        node = node[p]
+    if value is DELETE:
+        del node[leaf]
+    else:
+        node[leaf] = value
+    return data
+
+
+DELETE = object()
+
+# (rule, key to change, new value, text the start-up error must contain)
+RULES = [
+    ("required field missing", "storage.postgres.dsn", DELETE, "storage.postgres.dsn is required"),
+    ("required section missing", "providers.rerank", DELETE, "providers.rerank is required"),
+    ("reject_non_english must be true", "security.reject_non_english", False, "security.reject_non_english must be true"),
+    ("embedding api_key non-empty", "providers.embedding.api_key", "", "providers.embedding.api_key must be non-empty"),
+    ("rerank api_key non-empty", "providers.rerank.api_key", "  ", "providers.rerank.api_key must be non-empty"),
+    ("extractor api_key non-empty", "providers.llm_extractor.api_key", "", "providers.llm_extractor.api_key must be non-empty"),
+    ("dimensions == vector_dim", "storage.qdrant.vector_dim", 768, "providers.embedding.dimensions (384) must equal storage.qdrant.vector_dim (768)"),
+    ("chunking.enabled must be true", "chunking.enabled", False, "chunking.enabled must be true"),
+    ("chunking.max_tokens > 0", "chunking.max_tokens", 0, "chunking.max_tokens must be greater than zero"),
+    ("overlap < max_tokens", "chunking.overlap_tokens", 512, "chunking.overlap_tokens must be less than chunking.max_tokens"),
+    ("scope_boost_weight range", "context.scope_boost_weight", 1.5, "context.scope_boost_weight must be a finite number in the range 0.0-1.0"),
+    ("scope_boost_weight needs descriptions", "context.scope_boost_weight", 0.3, "context.scope_descriptions must be present"),
+    ("type checked", "memory.top_k", "twelve", "memory.top_k must be an integer"),
+    ("unknown key rejected", "memory.top_kk", 3, "memory.top_kk is not a known key"),
+    ("expansion mode", "search.expansion.mode", "sometimes", "search.expansion.mode must be one of"),
+    ("read profile scopes", "scopes.read_profiles.private_only", ["agent_secret"], "scopes.read_profiles.private_only[0]"),
+    ("ttl for every type", "lifecycle.ttl_days.plan", DELETE, "lifecycle.ttl_days.plan is required"),
+    ("broker url required", "worker.broker_url", DELETE, "worker.broker_url is required"),
+    ("stack data dir required", "stack.data_dir", DELETE, "stack.data_dir is required"),
+    ("localhost-only binds", "service.http_bind", "0.0.0.0:8089", "service.http_bind binds 0.0.0.0"),
+    ("binds use distinct ports", "service.admin_bind", "127.0.0.1:8089", "service.admin_bind uses port 8089"),
+    ("evidence quote bounds", "security.evidence_max_quotes", 0, "security.evidence_max_quotes must be at least"),
+    ("mcp read profile", "mcp.read_profile", "everything", "mcp.read_profile must be one of"),
+]
+
+
+@pytest.mark.parametrize("rule,key,value,expected", RULES, ids=[r[0] for r in RULES])
+def test_entry_point_refuses_broken_config(tmp_path, rule, key, value, expected):
+    # Rotate through the entry points so each one is shown to refuse a broken config.
+    name = ENTRY_POINTS[RULES.index((rule, key, value, expected)) % len(ENTRY_POINTS)]
+    result = _run(name, _write(tmp_path, _set(EXAMPLE, key, value)))
+    assert result.returncode != 0, result.stdout
+    assert expected in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_entry_point_requires_config_flag(name):
+    result = _run(name, None)
+    assert result.returncode != 0
+    assert "-c" in result.stderr and "config" in result.stderr
+
+
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_entry_point_reports_missing_file(tmp_path, name):
+    result = _run(name, str(tmp_path / "nope.toml"))
+    assert result.returncode != 0
+    assert "config file not found" in result.stderr
+
+
+def test_all_problems_reported_in_one_message(tmp_path):
+    data = _set(_set(EXAMPLE, "storage.postgres.dsn", DELETE), "security.reject_non_english", False)
+    data = _set(data, "service.log_level", DELETE)
+    # Structural problems are reported together (rules run once the types are sound).
+    result = _run("elf-api", _write(tmp_path, data))
+    assert result.returncode == 2
+    assert "storage.postgres.dsn is required" in result.stderr
+    assert "service.log_level is required" in result.stderr
+
+
+def test_environment_does_not_configure(tmp_path, monkeypatch):
+    monkeypatch.setenv("ELF_STORAGE_POSTGRES_DSN", "postgresql://x:y@h:1/d")
+    monkeypatch.setenv("DATABASE_URL", "postgresql://x:y@h:1/d")
+    with pytest.raises(ConfigError) as err:
+        load_config(_write(tmp_path, _set(EXAMPLE, "storage.postgres.dsn", DELETE)))
+    assert "storage.postgres.dsn is required" in str(err.value)
+
+
+def _leaf_keys(data: dict, prefix: str = "") -> list[str]:
+    keys = []
+    for k, v in data.items():
+        path = f"{prefix}.{k}" if prefix else k
+        if isinstance(v, dict) and k not in ("default_headers", "read_profiles", "precedence", "write_allowed",
+                                               "ttl_days", "project_descriptions", "scope_descriptions"):
+            keys += _leaf_keys(v, path)
+        else:
+            keys.append(path)
+    return keys
+
+
+OPTIONAL = {
+    "chunking.tokenizer_repo", "search.cache.max_payload_bytes", "search.explain.capture_candidates",
+    "search.explain.candidate_retention_days", "search.explain.write_mode", "context.project_descriptions",
+    "context.scope_descriptions", "context.scope_boost_weight", "mcp.read_profile",
+}
+
+
+@pytest.mark.parametrize("key", [k for k in _leaf_keys(EXAMPLE) if k not in OPTIONAL])
+def test_every_required_key_is_required(tmp_path, key):
+    with pytest.raises(ConfigError) as err:
+        load_config(_write(tmp_path, _set(EXAMPLE, key, DELETE)))
+    assert f"{key} is required" in str(err.value)
+
+
+@pytest.mark.parametrize("key", sorted(OPTIONAL) + ["context", "mcp"])
+def test_optional_keys_may_be_omitted(tmp_path, key):
+    cfg = load_config(_write(tmp_path, _set(EXAMPLE, key, DELETE)))
+    assert cfg.storage.qdrant.vector_dim == 384
+
+
+def test_example_loads_and_is_frozen():
+    cfg = load_config(REPO / "elf.toml.example")
+    assert cfg.embedding_version == "local:all-MiniLM-L6-v2-int8:384"
+    with pytest.raises(Exception):
+        cfg.memory.top_k = 3  # type: ignore[misc]
+    assert os.path.isabs(cfg.resolve_path(cfg.stack.data_dir))

@@ -64,10 +64,14 @@ def migrate_django(cfg: ElfConfig) -> None:
 
 
 def ensure_index(cfg: ElfConfig) -> bool:
-    """Create the notes collection if missing. Best effort: Qdrant may be down; indexing retries later."""
+    """Create the notes collection if missing.
+
+    Qdrant being down is not fatal (the service starts, /health reports it, indexing retries later); an
+    existing collection with the wrong vectors is: it raises StartupError.
+    """
     from qdrant_client import QdrantClient
 
-    from elf_infra.index.notes_collection import ensure_notes_collection
+    from elf_infra.index.notes_collection import NotesCollectionMismatch, ensure_notes_collection
 
     try:
         client = QdrantClient(url=cfg.storage.qdrant.url, timeout=5)
@@ -76,6 +80,8 @@ def ensure_index(cfg: ElfConfig) -> bool:
         finally:
             client.close()
         return True
+    except NotesCollectionMismatch as exc:
+        raise StartupError(str(exc)) from None
     except Exception as exc:  # the service still starts; /health reports qdrant down
         log.warning("qdrant not ready at %s: %s", cfg.storage.qdrant.url, exc)
         return False

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
 from .health import HealthView
 
@@ -11,6 +11,6 @@ from .health import HealthView
 def common_patterns(urlconf: str) -> list:
     return [
         path("health", HealthView.as_view(), name="health"),
-        path("openapi.json", SpectacularAPIView.as_view(urlconf=urlconf), name="openapi"),
+        path("openapi.json", SpectacularJSONAPIView.as_view(urlconf=urlconf), name="openapi"),
         path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
     ]

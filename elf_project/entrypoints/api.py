@@ -42,7 +42,11 @@ def main(argv: list[str] | None = None) -> int:
     except StartupError as exc:
         print(f"elf-api: {exc}", file=sys.stderr)
         return 1
-    ensure_index(cfg)
+    try:
+        ensure_index(cfg)
+    except StartupError as exc:
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
+        return 1
     svc = cfg.service
     ElfApiServer(
         {
@@ -56,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             "accesslog": "-",
             "preload_app": True,
             "proc_name": "elf-api",
+            "control_socket_disable": True,  # no runtime control socket in $HOME: stop with SIGTERM
         }
     ).run()
     return 0

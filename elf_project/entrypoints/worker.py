@@ -21,7 +21,11 @@ def main(argv: list[str] | None = None) -> int:
     except StartupError as exc:
         print(f"elf-worker: {exc}", file=sys.stderr)
         return 1
-    ensure_index(cfg)
+    try:
+        ensure_index(cfg)
+    except StartupError as exc:
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
+        return 1
     from ..celery_app import configure
 
     app = configure(cfg)

@@ -1,0 +1,63 @@
+"""elf-stack up|down|status on its own ports and data dir: idempotent, and data survives down/up."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import tomllib
+
+import psycopg
+import redis
+
+from tests.conftest import REPO, entry_point
+from tests.toml_writer import dumps
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _stack(cfg, action):
+    return subprocess.run(
+        [entry_point("elf-stack"), action, "-c", str(cfg)], capture_output=True, text=True, timeout=180
+    )
+
+
+def test_stack_lifecycle(tmp_path):
+    data = tomllib.loads((REPO / "elf.toml.example").read_text())
+    pg, rd, qd = _free_port(), _free_port(), _free_port()
+    dsn = f"postgresql://elf:pw-{pg}@127.0.0.1:{pg}/elf_lifecycle"
+    data["storage"]["postgres"]["dsn"] = dsn
+    data["storage"]["qdrant"]["url"] = f"http://127.0.0.1:{qd}"
+    data["worker"]["broker_url"] = f"redis://127.0.0.1:{rd}/0"
+    data["stack"]["data_dir"] = str(REPO / "var" / f"lifecycle-{pg}")
+    cfg = tmp_path / "elf.toml"
+    cfg.write_text(dumps(data))
+    try:
+        assert _stack(cfg, "status").returncode != 0
+        up = _stack(cfg, "up")
+        assert up.returncode == 0, up.stdout + up.stderr
+        again = _stack(cfg, "up")
+        assert again.returncode == 0 and again.stdout.count("already running") == 3, again.stdout
+        status = _stack(cfg, "status")
+        assert status.returncode == 0 and status.stdout.count("running") == 3, status.stdout
+
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            assert conn.execute("CREATE EXTENSION IF NOT EXISTS vector") is not None
+            conn.execute("CREATE TABLE kept (v vector(3))")
+            conn.execute("INSERT INTO kept VALUES ('[1,2,3]')")
+        assert redis.Redis.from_url(data["worker"]["broker_url"]).ping()
+
+        down = _stack(cfg, "down")
+        assert down.returncode == 0, down.stdout + down.stderr
+        assert _stack(cfg, "status").returncode != 0
+        assert _stack(cfg, "down").stdout.count("not running") == 3
+
+        assert _stack(cfg, "up").returncode == 0
+        with psycopg.connect(dsn) as conn:
+            assert conn.execute("SELECT v::text FROM kept").fetchone()[0] == "[1,2,3]"
+    finally:
+        _stack(cfg, "down")
+        subprocess.run(["rm", "-rf", data["stack"]["data_dir"]])

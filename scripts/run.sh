@@ -45,5 +45,5 @@ cat <<MSG
    Ctrl-C stops everything this command started.
 MSG
 wait -n "${pids[@]}"
-echo "== a process exited; stopping the rest"
+echo "== a process exited; stopping everything"
 stop_all

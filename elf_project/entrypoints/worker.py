@@ -26,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     except StartupError as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)
         return 1
+    from celery.utils.nodenames import host_format
+
     from ..celery_app import configure
 
     app = configure(cfg)
@@ -33,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         beat=True,
         concurrency=WORKER_CONCURRENCY,
         loglevel=cfg.service.log_level.upper(),
-        hostname="elf-worker@%h",
+        hostname=host_format("elf-worker@%h"),
     )
     worker.start()
     return worker.exitcode or 0

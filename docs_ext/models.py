@@ -10,8 +10,8 @@ import uuid
 
 from django.db import models
 from django.db.models.functions import Now
-from pgvector.django import VectorField
 
+from elf_project.model_bases import StoredVector
 from memory.models import OutboxOp, OutboxStatus, Scope
 
 
@@ -64,15 +64,11 @@ class DocChunk(models.Model):
         return f"chunk {self.chunk_index} of document {self.doc_id}"
 
 
-class DocChunkEmbedding(models.Model):
+class DocChunkEmbedding(StoredVector):
     pk = models.CompositePrimaryKey("chunk_id", "embedding_version")
     chunk = models.ForeignKey(
         DocChunk, on_delete=models.DO_NOTHING, db_column="chunk_id", related_name="embeddings"
     )
-    embedding_version = models.TextField()
-    embedding_dim = models.IntegerField()
-    vec = VectorField()
-    created_at = models.DateTimeField(db_default=Now())
 
     class Meta:
         managed = False

@@ -12,7 +12,8 @@ import uuid
 
 from django.db import models
 from django.db.models.functions import Now
-from pgvector.django import VectorField
+
+from elf_project.model_bases import StoredVector
 
 
 class Scope(models.TextChoices):
@@ -150,15 +151,11 @@ class MemoryNoteChunk(models.Model):
         return f"chunk {self.chunk_index} of note {self.note_id}"
 
 
-class NoteChunkEmbedding(models.Model):
+class NoteChunkEmbedding(StoredVector):
     pk = models.CompositePrimaryKey("chunk_id", "embedding_version")
     chunk = models.ForeignKey(
         MemoryNoteChunk, on_delete=models.DO_NOTHING, db_column="chunk_id", related_name="embeddings"
     )
-    embedding_version = models.TextField()
-    embedding_dim = models.IntegerField()
-    vec = VectorField()
-    created_at = models.DateTimeField(db_default=Now())
 
     class Meta:
         managed = False
@@ -168,15 +165,11 @@ class NoteChunkEmbedding(models.Model):
         return f"chunk {self.chunk_id} @ {self.embedding_version} ({self.embedding_dim} dims)"
 
 
-class NoteEmbedding(models.Model):
+class NoteEmbedding(StoredVector):
     pk = models.CompositePrimaryKey("note_id", "embedding_version")
     note = models.ForeignKey(
         MemoryNote, on_delete=models.DO_NOTHING, db_column="note_id", related_name="embeddings"
     )
-    embedding_version = models.TextField()
-    embedding_dim = models.IntegerField()
-    vec = VectorField()
-    created_at = models.DateTimeField(db_default=Now())
 
     class Meta:
         managed = False

@@ -4,6 +4,7 @@ own tables, and the notes collection in Qdrant."""
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from pathlib import Path
 
@@ -85,3 +86,17 @@ def ensure_index(cfg: ElfConfig) -> bool:
     except Exception as exc:  # the service still starts; /health reports qdrant down
         log.warning("qdrant not ready at %s: %s", cfg.storage.qdrant.url, exc)
         return False
+
+
+def prepare(cfg: ElfConfig, *, prog: str, migrate: bool, index: bool) -> int:
+    """Run the start-up steps an entry point needs; 0 when ready, else print why and return 1."""
+    try:
+        apply_schema(cfg)
+        if migrate:
+            migrate_django(cfg)
+        if index:
+            ensure_index(cfg)
+    except StartupError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -8,7 +8,7 @@ import sys
 from gunicorn.app.base import BaseApplication
 
 from ..runtime import bootstrap
-from ..startup import StartupError, apply_schema, ensure_index, migrate_django
+from ..startup import prepare
 
 # Two cores on the reference machine: two worker processes with a few threads each.
 API_WORKERS = 2
@@ -36,16 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-c", "--config", required=True, help="path to elf.toml")
     args = parser.parse_args(argv)
     cfg = bootstrap(args.config)
-    try:
-        apply_schema(cfg)
-        migrate_django(cfg)
-    except StartupError as exc:
-        print(f"elf-api: {exc}", file=sys.stderr)
-        return 1
-    try:
-        ensure_index(cfg)
-    except StartupError as exc:
-        print(f"{parser.prog}: {exc}", file=sys.stderr)
+    if prepare(cfg, prog=parser.prog, migrate=True, index=True):
         return 1
     svc = cfg.service
     ElfApiServer(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..runtime import bootstrap
-from ..startup import StartupError, apply_schema, migrate_django
+from ..startup import prepare
 
 USAGE = "usage: manage.py -c elf.toml <command> [options]   (or: manage.py <command> -c elf.toml ...)"
 
@@ -38,11 +38,7 @@ def main(argv: list[str]) -> int:
         return 2
     cfg = bootstrap(config)
     if rest and rest[0] not in ("help", "check", "--help", "-h", "version"):
-        try:
-            apply_schema(cfg)
-            migrate_django(cfg)
-        except StartupError as exc:
-            print(f"manage.py: {exc}", file=sys.stderr)
+        if prepare(cfg, prog="manage.py", migrate=True, index=False):
             return 1
     from django.core.management import execute_from_command_line
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from ..runtime import bootstrap
-from ..startup import StartupError, apply_schema, ensure_index
+from ..startup import prepare
 
 WORKER_CONCURRENCY = 2
 
@@ -16,15 +16,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-c", "--config", required=True, help="path to elf.toml")
     args = parser.parse_args(argv)
     cfg = bootstrap(args.config)
-    try:
-        apply_schema(cfg)
-    except StartupError as exc:
-        print(f"elf-worker: {exc}", file=sys.stderr)
-        return 1
-    try:
-        ensure_index(cfg)
-    except StartupError as exc:
-        print(f"{parser.prog}: {exc}", file=sys.stderr)
+    if prepare(cfg, prog=parser.prog, migrate=False, index=True):
         return 1
     from celery.utils.nodenames import host_format
 

@@ -28,5 +28,8 @@ bench: install
 	$(VENV)/bin/elf-bench embedder
 	$(VENV)/bin/elf-bench qdrant
 
+lint: install
+	$(VENV)/bin/ruff check .
+
 clean:
 	rm -rf $(VENV) var

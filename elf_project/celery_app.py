@@ -10,7 +10,18 @@ app = Celery("elf")
 
 
 def configure(cfg: ElfConfig) -> Celery:
+    from celery.schedules import crontab
+
     app.conf.update(
+        # Beat, embedded in elf-worker. The outbox sweep claims due rows every 2 s; a sweep message older than
+        # that is dropped (a newer one is queued). Lifecycle GC runs at the top of every hour (the spec says
+        # daily; hourly keeps expiry within an hour of the TTL and each run small).
+        beat_schedule={
+            "memory-sweep-outbox": {"task": "memory.sweep_outbox", "schedule": 2.0, "options": {"expires": 2.0}},
+            "memory-lifecycle-gc": {
+                "task": "memory.lifecycle_gc", "schedule": crontab(minute=0), "options": {"expires": 3000.0},
+            },
+        },
         broker_url=cfg.worker.broker_url,
         broker_connection_retry_on_startup=True,
         task_ignore_result=True,
@@ -24,6 +35,9 @@ def configure(cfg: ElfConfig) -> Celery:
         enable_utc=True,
         beat_scheduler="celery.beat:Scheduler",  # in-memory: the outbox tables, not a schedule file, hold state
         worker_hijack_root_logger=False,
+        # A write never waits long on a broker that is down: the outbox sweep recovers undelivered tasks.
+        task_publish_retry_policy={"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2},
+        broker_transport_options={"socket_connect_timeout": 2, "socket_timeout": 5},
     )
     app.autodiscover_tasks(["elf_project", "memory", "traces", "docs_ext"])
     return app

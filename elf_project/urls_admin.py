@@ -3,12 +3,15 @@
 from django.contrib import admin
 from django.urls import path
 
+from memory.api.admin_rebuild import QdrantRebuildView
+
 from .api.context_view import ContextView
 from .urls_common import common_patterns
 
 urlpatterns = common_patterns(__name__) + [
     path("admin/", admin.site.urls),
     path("v2/context", ContextView.as_view(), name="context"),
+    path("v2/admin/qdrant/rebuild", QdrantRebuildView.as_view()),
 ]
 
 handler400 = "elf_project.errors.json_400"

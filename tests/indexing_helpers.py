@@ -1,0 +1,259 @@
+"""Helpers for the indexing, rebuild and lifecycle tests: module-scoped isolated services, rows written with
+SQL, waits, and Qdrant checks.
+
+``module_services`` is ``isolated_services`` (tests/conftest.py) for a whole module: same pieces (own
+database, Redis db, collection and ports, a FakeProviderServer whose embeddings come from the local MiniLM),
+created once per module. Import it into a test module: ``from tests.indexing_helpers import module_services
+# noqa: F401``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import tomllib
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import numpy as np
+import psycopg
+import pytest
+from psycopg import sql
+from qdrant_client import QdrantClient, models
+
+from elf_infra.index.notes_collection import note_filter
+from tests.conftest import (
+    CHAT_PATH,
+    EMBED_PATH,
+    REPO,
+    RERANK_PATH,
+    TEST_CONFIG,
+    FakeProviderServer,
+    ServiceSet,
+    _redis_dbs,
+    free_port,
+    local_model_embeddings,
+)
+from tests.toml_writer import dumps
+
+
+def _drop(s: ServiceSet, pg_admin_dsn: str) -> None:
+    s.stop()
+    s.fake.stop()
+    client = QdrantClient(url=s.cfg.storage.qdrant.url, timeout=10)
+    if client.collection_exists(s.cfg.storage.qdrant.collection):
+        client.delete_collection(s.cfg.storage.qdrant.collection)
+    client.close()
+    db = urlsplit(s.cfg.storage.postgres.dsn).path.lstrip("/")
+    with psycopg.connect(pg_admin_dsn, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(db)))
+
+
+@pytest.fixture(scope="module")
+def module_services(test_stack, pg_admin_dsn, tmp_path_factory):
+    """Factory ``module_services(name, mutate=None) -> ServiceSet``, torn down after the module."""
+    from elf_project.config import load_config
+
+    made: list[ServiceSet] = []
+
+    def make(name: str, mutate: Callable[[dict], None] | None = None) -> ServiceSet:
+        fake = FakeProviderServer().start()
+        fake.handle(EMBED_PATH, local_model_embeddings)
+        data = tomllib.loads(TEST_CONFIG.read_text())
+        db = f"elf_iso_{name}_{os.getpid()}"
+        parts = urlsplit(data["storage"]["postgres"]["dsn"])
+        data["storage"]["postgres"]["dsn"] = urlunsplit(parts._replace(path=f"/{db}"))
+        data["storage"]["qdrant"]["collection"] = f"mem_notes_{db}"
+        data["worker"]["broker_url"] = data["worker"]["broker_url"].rsplit("/", 1)[0] + f"/{next(_redis_dbs) % 16}"
+        data["stack"]["data_dir"] = str(REPO / "var" / "test-stack")
+        for key in ("http_bind", "admin_bind", "mcp_bind"):
+            data["service"][key] = f"127.0.0.1:{free_port()}"
+        for kind, path in (("embedding", EMBED_PATH), ("rerank", RERANK_PATH), ("llm_extractor", CHAT_PATH)):
+            data["providers"][kind].update(provider_id="fake-http", api_base=fake.url, api_key="test-key", path=path)
+        if mutate:
+            mutate(data)
+        workdir = tmp_path_factory.mktemp(name)
+        config_path = workdir / "elf.toml"
+        config_path.write_text(dumps(data))
+        with psycopg.connect(pg_admin_dsn, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(db)))
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(db)))
+        s = ServiceSet(name, config_path, load_config(config_path), fake, workdir)
+        made.append(s)
+        return s
+
+    yield make
+    for s in made:
+        _drop(s, pg_admin_dsn)
+
+
+def apply_schema(s: ServiceSet) -> None:
+    """The schema in the set's database without starting a process (workers and the API do it themselves)."""
+    from elf_project import startup
+
+    startup.apply_schema(s.cfg)
+
+
+# --- rows -------------------------------------------------------------------------------------------------
+
+
+def rows(s: ServiceSet, query: str, params: Any = ()) -> list[tuple]:
+    with psycopg.connect(s.cfg.storage.postgres.dsn) as conn:
+        return conn.execute(query, params).fetchall()
+
+
+def execute(s: ServiceSet, query: str, params: Any = ()) -> None:
+    with psycopg.connect(s.cfg.storage.postgres.dsn) as conn:
+        conn.execute(query, params)
+
+
+def insert_note(
+    s: ServiceSet,
+    text: str,
+    *,
+    status: str = "active",
+    expires_at: str | None = None,
+    updated_at: str = "now()",
+    last_hit_at: str | None = None,
+    tenant: str = "t1",
+    project: str = "p1",
+    agent: str = "a1",
+    upsert: bool = True,
+    dispatch: bool = True,
+) -> uuid.UUID:
+    """A note row (times are SQL expressions, e.g. ``now() - interval '40 days'``), plus a PENDING UPSERT
+    outbox row (see ``enqueue``) unless ``upsert`` is False. Returns the note_id."""
+    note_id = uuid.uuid4()
+    execute(
+        s,
+        f"""
+        INSERT INTO memory_notes (note_id, tenant_id, project_id, agent_id, scope, type, key, text, importance,
+                                  confidence, status, updated_at, expires_at, embedding_version, source_ref,
+                                  last_hit_at)
+        VALUES (%s, %s, %s, %s, 'agent_private', 'fact', NULL, %s, 0.5, 0.5, %s, {updated_at},
+                {expires_at or 'NULL'}, %s, '{{}}', {last_hit_at or 'NULL'})
+        """,
+        (note_id, tenant, project, agent, text, status, s.cfg.embedding_version),
+    )
+    if upsert:
+        enqueue(s, note_id, "UPSERT", dispatch=dispatch)
+    return note_id
+
+
+def enqueue(
+    s: ServiceSet, note_id: uuid.UUID, op: str, embedding_version: str | None = None, dispatch: bool = True
+) -> uuid.UUID:
+    """A PENDING outbox row, due now, and (like ``memory.indexing.outbox.enqueue`` on commit) its processing
+    task unless ``dispatch`` is False, leaving the row to the worker's sweep."""
+    outbox_id = uuid.uuid4()
+    execute(
+        s,
+        "INSERT INTO indexing_outbox (outbox_id, note_id, op, embedding_version, status) "
+        "VALUES (%s, %s, %s, %s, 'PENDING')",
+        (outbox_id, note_id, op, embedding_version or s.cfg.embedding_version),
+    )
+    if dispatch:
+        send_task(s, "memory.process_outbox_row", str(outbox_id))
+    return outbox_id
+
+
+def outbox(s: ServiceSet, outbox_id: uuid.UUID) -> dict[str, Any]:
+    (row,) = rows(s, "SELECT status, attempts, last_error, available_at, updated_at, op FROM indexing_outbox "
+                     "WHERE outbox_id = %s", (outbox_id,))
+    return dict(zip(("status", "attempts", "last_error", "available_at", "updated_at", "op"), row))
+
+
+def chunk_ids(s: ServiceSet, note_id: uuid.UUID) -> list[uuid.UUID]:
+    """The note's chunk ids in chunk_index order."""
+    return [r[0] for r in rows(s, "SELECT chunk_id FROM memory_note_chunks WHERE note_id = %s ORDER BY chunk_index",
+                               (note_id,))]
+
+
+def parse_vector(text: str) -> np.ndarray:
+    return np.array(json.loads(text), dtype=np.float64)
+
+
+# --- waiting ----------------------------------------------------------------------------------------------
+
+
+def wait_for(check: Callable[[], Any], timeout: float, what: str, interval: float = 0.2) -> Any:
+    """Poll ``check`` until it returns something truthy; fail with ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        time.sleep(interval)
+
+
+def wait_done(s: ServiceSet, outbox_id: uuid.UUID, timeout: float = 30, after: datetime | None = None) -> dict:
+    """Until the row is DONE (and, with ``after``, settled after that time)."""
+
+    def check():
+        row = outbox(s, outbox_id)
+        return row if row["status"] == "DONE" and (after is None or row["updated_at"] > after) else None
+
+    try:
+        return wait_for(check, timeout, f"outbox {outbox_id} DONE")
+    except AssertionError:
+        raise AssertionError(f"outbox {outbox_id} not DONE within {timeout}s: {outbox(s, outbox_id)}") from None
+
+
+def db_now(s: ServiceSet) -> datetime:
+    return rows(s, "SELECT now()")[0][0]
+
+
+# --- Qdrant and the broker --------------------------------------------------------------------------------
+
+
+def qdrant(s: ServiceSet) -> QdrantClient:
+    return QdrantClient(url=s.cfg.storage.qdrant.url, timeout=10)
+
+
+def note_points(s: ServiceSet, note_id: uuid.UUID) -> list[models.Record]:
+    client = qdrant(s)
+    try:
+        points, _ = client.scroll(s.cfg.storage.qdrant.collection, scroll_filter=note_filter(note_id), limit=1000,
+                                  with_payload=True)
+        return points
+    finally:
+        client.close()
+
+
+def count_points(s: ServiceSet, note_id: uuid.UUID) -> int:
+    client = qdrant(s)
+    try:
+        return client.count(s.cfg.storage.qdrant.collection, count_filter=note_filter(note_id), exact=True).count
+    finally:
+        client.close()
+
+
+def embed_requests(s: ServiceSet) -> int:
+    return len(s.fake.requests_to(EMBED_PATH))
+
+
+def send_task(s: ServiceSet, name: str, *args: Any) -> None:
+    """Send a task by name to the set's broker (its worker runs it)."""
+    from celery import Celery
+
+    app = Celery("elf-tests", broker=s.cfg.worker.broker_url)
+    app.conf.update(task_serializer="json", accept_content=["json"])
+    try:
+        app.send_task(name, args=list(args))
+    finally:
+        app.close()
+
+
+def run_django(s: ServiceSet, code: str) -> subprocess.Popen:
+    """Start ``code`` in a new Python process bootstrapped with the set's config (Django set up)."""
+    prelude = f"from elf_project.runtime import bootstrap\nbootstrap({str(s.config_path)!r})\n"
+    return subprocess.Popen([sys.executable, "-c", prelude + code], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -7,6 +7,7 @@ import sys
 BENCHES = {
     "embedder": "bench.embedder_bench",
     "qdrant": "bench.qdrant_bench",
+    "add-note": "bench.add_note_bench",
 }
 
 

@@ -4,3 +4,10 @@ from django.apps import AppConfig
 class ElfProjectConfig(AppConfig):
     name = "elf_project"
     verbose_name = "ELF"
+
+    def ready(self) -> None:
+        # Every process that loads Django (API, worker, manage.py, tests) can send tasks to the broker.
+        from .celery_app import configure
+        from .runtime import get_config
+
+        configure(get_config())

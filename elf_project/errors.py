@@ -49,31 +49,36 @@ def error_body(error_code: str, message: str, fields: list[str] | None = None) -
     return {"error_code": error_code, "message": message, "fields": fields or []}
 
 
-def _jsonpaths(detail: Any, prefix: str = "$") -> list[str]:
+def jsonpaths(detail: Any, prefix: str = "$") -> list[str]:
     """Flatten DRF's nested validation detail into JSONPaths: {"notes": [{"text": [...]}]} -> $.notes[0].text."""
     if isinstance(detail, dict):
         out: list[str] = []
         for key, sub in detail.items():
-            path = prefix if key == "non_field_errors" else f"{prefix}.{key}"
-            out.extend(_jsonpaths(sub, path))
+            if key == "non_field_errors":
+                path = prefix
+            elif isinstance(key, int) or (isinstance(key, str) and key.isdigit()):
+                path = f"{prefix}[{key}]"  # ListField reports item errors keyed by index
+            else:
+                path = f"{prefix}.{key}"
+            out.extend(jsonpaths(sub, path))
         return out
     if isinstance(detail, list) and detail and all(isinstance(x, (dict, list)) or x == {} for x in detail):
         out = []
         for i, sub in enumerate(detail):
             if sub:
-                out.extend(_jsonpaths(sub, f"{prefix}[{i}]"))
+                out.extend(jsonpaths(sub, f"{prefix}[{i}]"))
         return out
     return [prefix]
 
 
-def _first_message(detail: Any) -> str:
+def first_message(detail: Any) -> str:
     if isinstance(detail, dict):
         for sub in detail.values():
-            return _first_message(sub)
+            return first_message(sub)
     if isinstance(detail, list):
         for sub in detail:
             if sub:
-                return _first_message(sub)
+                return first_message(sub)
     return str(detail)
 
 
@@ -81,9 +86,9 @@ def exception_handler(exc: Exception, context: dict) -> Response:
     if isinstance(exc, ElfError):
         return Response(error_body(exc.error_code, exc.message, exc.fields), status=exc.status)
     if isinstance(exc, drf_exc.ValidationError):
-        paths = _jsonpaths(exc.detail)
+        paths = jsonpaths(exc.detail)
         return Response(
-            error_body("INVALID_REQUEST", f"Invalid request: {_first_message(exc.detail)}", paths), status=400
+            error_body("INVALID_REQUEST", f"Invalid request: {first_message(exc.detail)}", paths), status=400
         )
     if isinstance(exc, drf_exc.ParseError):
         return Response(error_body("INVALID_REQUEST", f"Malformed request body: {exc.detail}", ["$"]), status=400)

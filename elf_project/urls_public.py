@@ -2,11 +2,16 @@
 
 from django.urls import path
 
+from memory.api.notes_views import NoteDetailView, NotesIngestView, NotesListView
+
 from .api.context_view import ContextView
 from .urls_common import common_patterns
 
 urlpatterns = common_patterns(__name__) + [
     path("v2/context", ContextView.as_view(), name="context"),
+    path("v2/notes/ingest", NotesIngestView.as_view(), name="notes-ingest"),
+    path("v2/notes", NotesListView.as_view(), name="notes-list"),
+    path("v2/notes/<uuid:note_id>", NoteDetailView.as_view(), name="note-detail"),
 ]
 
 handler400 = "elf_project.errors.json_400"

@@ -4,9 +4,11 @@ Writes must go through the services, which keep each note change, its version ro
 one transaction; editing rows here would bypass that.
 """
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.utils.html import format_html, format_html_join
 
-from memory.models import IndexingOutbox, MemoryIngestDecision, MemoryNote
+from memory.indexing.outbox import retry_now
+from memory.models import IndexingOutbox, MemoryIngestDecision, MemoryNote, MemoryNoteVersion
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -40,6 +42,31 @@ class MemoryNoteAdmin(ReadOnlyAdmin):
     list_filter = ("tenant_id", "project_id", "agent_id", "scope", "type", "status")
     search_fields = ("text", "key", "note_id__exact")
     ordering = ("-updated_at",)
+    readonly_fields = ("versions", "ingest_decisions")
+
+    @admin.display(description="versions (newest first)")
+    def versions(self, obj):
+        rows = MemoryNoteVersion.objects.filter(note_id=obj.note_id).order_by("-ts")[:50]
+        return _table(
+            ("when", "op", "reason", "actor", "text before", "text after"),
+            (
+                (v.ts, v.op, v.reason, v.actor, (v.prev_snapshot or {}).get("text", ""),
+                 (v.new_snapshot or {}).get("text", ""))
+                for v in rows
+            ),
+        )
+
+    @admin.display(description="ingest decisions (newest first)")
+    def ingest_decisions(self, obj):
+        rows = MemoryIngestDecision.objects.filter(note_id=obj.note_id).order_by("-ts")[:50]
+        return _table(
+            ("when", "pipeline", "base", "policy", "op", "reason", "similarity"),
+            (
+                (d.ts, d.pipeline, d.base_decision, d.policy_decision, d.note_op, d.reason_code or "",
+                 d.details.get("similarity_best"))
+                for d in rows
+            ),
+        )
 
 
 @admin.register(IndexingOutbox)
@@ -48,6 +75,12 @@ class IndexingOutboxAdmin(ReadOnlyAdmin):
     list_filter = ("status", "op")
     search_fields = ("note_id__exact", "last_error")
     ordering = ("-created_at",)
+    actions = ["retry_selected_now"]
+
+    @admin.action(description="Retry now (PENDING/FAILED rows)", permissions=["view"])
+    def retry_selected_now(self, request, queryset):
+        n = retry_now(queryset.values_list("outbox_id", flat=True))
+        self.message_user(request, f"{n} row(s) made due and dispatched.", messages.SUCCESS)
 
 
 @admin.register(MemoryIngestDecision)
@@ -69,3 +102,12 @@ class MemoryIngestDecisionAdmin(ReadOnlyAdmin):
     list_filter = ("pipeline", "policy_decision", "note_op", "reason_code", "tenant_id", "project_id")
     search_fields = ("note_key", "note_id__exact")
     ordering = ("-ts",)
+
+
+def _table(headers, rows):
+    """A small HTML table for read-only detail pages (values escaped by format_html_join)."""
+    head = format_html_join("", "<th>{}</th>", ((h,) for h in headers))
+    body = format_html_join(
+        "", "<tr>{}</tr>", ((format_html_join("", "<td>{}</td>", ((c,) for c in row)),) for row in rows)
+    )
+    return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", head, body)

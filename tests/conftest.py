@@ -129,3 +129,150 @@ def live_worker(test_stack, tmp_path_factory):
 
 
 CONTEXT_HEADERS = {"X-ELF-Tenant-Id": "t1", "X-ELF-Project-Id": "p1", "X-ELF-Agent-Id": "a1"}
+
+
+# --- isolated services: own database, broker db, collection and ports; providers over HTTP -------------
+
+import itertools  # noqa: E402
+import socket  # noqa: E402
+import tomllib  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+
+from tests.fake_provider_server import FakeProviderServer, FakeResponse, RecordedRequest  # noqa: E402
+from tests.toml_writer import dumps  # noqa: E402
+
+_redis_dbs = itertools.count(1)
+EMBED_PATH, RERANK_PATH, CHAT_PATH = "/v1/embeddings", "/v1/rerank", "/v1/chat/completions"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def local_model_embeddings(request: RecordedRequest) -> FakeResponse:
+    """An OpenAI-style embeddings endpoint backed by the real local MiniLM (semantic vectors over HTTP)."""
+    from elf_infra.providers.local_embedder import LocalEmbedder
+
+    vectors = LocalEmbedder("all-MiniLM-L6-v2-int8").embed(request.json["input"])
+    return FakeResponse(json={"object": "list", "data": [{"index": i, "embedding": v} for i, v in enumerate(vectors)]})
+
+
+@dataclass
+class ServiceSet:
+    name: str
+    config_path: Path
+    cfg: object
+    fake: FakeProviderServer
+    workdir: Path
+    api: LiveProcess | None = None
+    workers: list = field(default_factory=list)
+
+    @property
+    def public(self) -> str:
+        return f"http://{self.cfg.service.http_bind}"
+
+    @property
+    def admin(self) -> str:
+        return f"http://{self.cfg.service.admin_bind}"
+
+    def start_api(self) -> None:
+        self.api = LiveProcess([entry_point("elf-api"), "-c", str(self.config_path)], self.workdir / "api.log")
+        try:
+            wait_http(self.public + "/health", 60, self.api.proc)
+        except AssertionError:
+            self.api.stop()
+            raise AssertionError(self.api.output()[-4000:]) from None
+
+    def start_worker(self) -> LiveProcess:
+        n = len(self.workers)
+        proc = LiveProcess([entry_point("elf-worker"), "-c", str(self.config_path)], self.workdir / f"worker{n}.log")
+        deadline = time.monotonic() + 60
+        while "ready." not in proc.output():
+            if proc.proc.poll() is not None or time.monotonic() > deadline:
+                proc.stop()
+                raise AssertionError("elf-worker did not become ready:\n" + proc.output()[-4000:])
+            time.sleep(0.2)
+        self.workers.append(proc)
+        return proc
+
+    def stop(self) -> None:
+        for w in self.workers:
+            w.stop()
+        if self.api is not None:
+            self.api.stop()
+
+
+class ServiceFactory:
+    """Builds ServiceSets: a fresh database, broker db, collection and ports each, and a fake provider server
+    (embeddings served by the local model; rerank and chat unanswered unless a test programs them)."""
+
+    def __init__(self, pg_admin_dsn: str, workdir: Path):
+        self.pg_admin_dsn = pg_admin_dsn
+        self.workdir = workdir
+        self.made: list[ServiceSet] = []
+
+    def _database(self, db: str, *, create: bool) -> None:
+        import psycopg
+        from psycopg import sql
+
+        with psycopg.connect(self.pg_admin_dsn, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(db)))
+            if create:
+                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(db)))
+
+    def __call__(self, name: str, mutate=None) -> ServiceSet:
+        from elf_project.config import load_config
+
+        fake = FakeProviderServer().start()
+        fake.handle(EMBED_PATH, local_model_embeddings)
+        data = tomllib.loads(TEST_CONFIG.read_text())
+        db = f"elf_iso_{name}_{os.getpid()}"
+        parts = urlsplit(data["storage"]["postgres"]["dsn"])
+        data["storage"]["postgres"]["dsn"] = urlunsplit(parts._replace(path=f"/{db}"))
+        data["storage"]["qdrant"]["collection"] = f"mem_notes_{db}"
+        data["worker"]["broker_url"] = data["worker"]["broker_url"].rsplit("/", 1)[0] + f"/{next(_redis_dbs) % 16}"
+        data["stack"]["data_dir"] = str(REPO / "var" / "test-stack")
+        for key in ("http_bind", "admin_bind", "mcp_bind"):
+            data["service"][key] = f"127.0.0.1:{free_port()}"
+        for kind, path in (("embedding", EMBED_PATH), ("rerank", RERANK_PATH), ("llm_extractor", CHAT_PATH)):
+            data["providers"][kind].update(provider_id="fake-http", api_base=fake.url, api_key="test-key", path=path)
+        if mutate:
+            mutate(data)
+        workdir = self.workdir / name
+        workdir.mkdir(parents=True, exist_ok=True)
+        config_path = workdir / "elf.toml"
+        config_path.write_text(dumps(data))
+        self._database(db, create=True)
+        s = ServiceSet(name, config_path, load_config(config_path), fake, workdir)
+        self.made.append(s)
+        return s
+
+    def cleanup(self) -> None:
+        from qdrant_client import QdrantClient
+
+        for s in self.made:
+            s.stop()
+            s.fake.stop()
+            client = QdrantClient(url=s.cfg.storage.qdrant.url, timeout=10)
+            if client.collection_exists(s.cfg.storage.qdrant.collection):
+                client.delete_collection(s.cfg.storage.qdrant.collection)
+            client.close()
+            self._database(urlsplit(s.cfg.storage.postgres.dsn).path.lstrip("/"), create=False)
+
+
+@pytest.fixture
+def isolated_services(test_stack, pg_admin_dsn, tmp_path):
+    """Factory: ``isolated_services(name, mutate=None)`` -> ServiceSet (see ServiceFactory), cleaned up after."""
+    factory = ServiceFactory(pg_admin_dsn, tmp_path)
+    yield factory
+    factory.cleanup()
+
+
+@pytest.fixture(scope="module")
+def isolated_services_module(test_stack, pg_admin_dsn, tmp_path_factory):
+    """The same factory, shared by the tests of one module."""
+    factory = ServiceFactory(pg_admin_dsn, tmp_path_factory.mktemp("iso"))
+    yield factory
+    factory.cleanup()

@@ -77,6 +77,7 @@ RULES = [
     ("binds use distinct ports", "service.admin_bind", "127.0.0.1:8089", "service.admin_bind uses port 8089"),
     ("evidence quote bounds", "security.evidence_max_quotes", 0, "security.evidence_max_quotes must be at least"),
     ("mcp read profile", "mcp.read_profile", "everything", "mcp.read_profile must be one of"),
+    ("policy threshold range", "memory.policy.min_confidence", 1.5, "memory.policy.min_confidence must be in the range"),
 ]
 
 

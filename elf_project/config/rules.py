@@ -164,6 +164,9 @@ def _memory(cfg: ElfConfig, p: list[str]) -> None:
         p.append("memory.update_sim_threshold must not exceed memory.dup_sim_threshold")
     if m.top_k > m.candidate_k:
         p.append("memory.top_k must not exceed memory.candidate_k")
+    for name in ("min_confidence", "min_importance"):
+        if not 0.0 <= getattr(m.policy, name) <= 1.0:
+            p.append(f"memory.policy.{name} must be in the range 0.0-1.0")
 
 
 def _chunking(cfg: ElfConfig, p: list[str]) -> None:

@@ -104,6 +104,14 @@ class ScopesConfig:
 
 
 @dataclass(frozen=True)
+class MemoryPolicyConfig:
+    """Policy stage (spec v2 section 8.3): remember/update below these thresholds is downgraded to ignore."""
+
+    min_confidence: float
+    min_importance: float
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     max_notes_per_add_event: int
     max_note_chars: int
@@ -111,6 +119,7 @@ class MemoryConfig:
     update_sim_threshold: float
     candidate_k: int
     top_k: int
+    policy: MemoryPolicyConfig
 
 
 @dataclass(frozen=True)

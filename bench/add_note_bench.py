@@ -1,0 +1,108 @@
+"""elf-bench add-note -c elf.toml: add_note throughput and ingest-to-searchable time against a running ELF.
+
+Start the service first (`make run`), then run this with the same config. Notes are real English sentences
+from the LoCoMo conversations (shared/benchmarks/locomo, beside the repository), written under a fresh
+tenant so repeated runs do not interfere. Prints plain lines with the numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import requests
+
+from elf_project.config import load_config
+
+LOCOMO = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks" / "locomo" / "locomo10.json"
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def sentences(limit: int) -> list[str]:
+    """Distinct sentences of 24-240 characters from LoCoMo dialogue turns, in file order."""
+    data = json.loads(LOCOMO.read_text())
+    seen: dict[str, None] = {}
+    for conv in data:
+        for key, turns in conv["conversation"].items():
+            if not key.startswith("session_") or not isinstance(turns, list):
+                continue
+            for turn in turns:
+                for s in _SENTENCE.split(turn.get("text", "")):
+                    s = s.strip()
+                    if 24 <= len(s) <= 240 and s.isascii():
+                        seen.setdefault(f"{turn['speaker']}: {s}", None)
+                        if len(seen) >= limit:
+                            return list(seen)
+    return list(seen)
+
+
+def _post(session, base, headers, notes):
+    r = session.post(f"{base}/v2/notes/ingest", json={"scope": "agent_private", "notes": notes}, headers=headers, timeout=120)
+    r.raise_for_status()
+    return r.json()["results"]
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="elf-bench add-note", description=__doc__)
+    ap.add_argument("-c", "--config", required=True)
+    ap.add_argument("--notes", type=int, default=10000, help="notes in all (single + batched)")
+    ap.add_argument("--single", type=int, default=300, help="how many of them go one per request")
+    ap.add_argument("--batch", type=int, default=50, help="notes per batched request")
+    ap.add_argument("--agents", type=int, default=10, help="agents to spread the notes over")
+    ap.add_argument("--timeout", type=float, default=1800, help="seconds to wait for indexing")
+    args = ap.parse_args(argv)
+    cfg = load_config(args.config)
+    base = f"http://{cfg.service.http_bind}"
+    requests.get(base + "/health", timeout=10).raise_for_status()
+    texts = sentences(args.notes)
+    if len(texts) < args.notes:
+        print(f"only {len(texts)} distinct sentences available; using those", file=sys.stderr)
+    tenant = f"bench-{uuid.uuid4().hex[:8]}"
+    session = requests.Session()
+    hdr = lambda i: {"X-ELF-Tenant-Id": tenant, "X-ELF-Project-Id": "bench", "X-ELF-Agent-Id": f"agent-{i % args.agents}"}
+    note = lambda t: {"type": "fact", "text": t, "importance": 0.5, "confidence": 0.9}
+    ops: Counter = Counter()
+    started = time.perf_counter()
+
+    single, rest = texts[: args.single], texts[args.single :]
+    lat = []
+    for i, t in enumerate(single):
+        t0 = time.perf_counter()
+        ops.update(r["op"] for r in _post(session, base, hdr(i), [note(t)]))
+        lat.append(time.perf_counter() - t0)
+    single_s = sum(lat)
+    print(f"add_note single (1 note/request, n={len(single)}): {len(single) / single_s:.1f} notes/s, "
+          f"p50={statistics.median(lat) * 1000:.1f} ms p95={sorted(lat)[int(len(lat) * 0.95) - 1] * 1000:.1f} ms")
+
+    t0 = time.perf_counter()
+    for j in range(0, len(rest), args.batch):
+        chunk = rest[j : j + args.batch]
+        ops.update(r["op"] for r in _post(session, base, hdr(j // args.batch), [note(t) for t in chunk]))
+    batch_s = time.perf_counter() - t0
+    ingest_done = time.perf_counter()
+    print(f"add_note batched ({args.batch} notes/request, n={len(rest)}): {len(rest) / batch_s:.1f} notes/s")
+    print(f"ops: {dict(ops)}")
+
+    from qdrant_client import QdrantClient, models
+
+    client = QdrantClient(url=cfg.storage.qdrant.url, timeout=30)
+    flt = models.Filter(must=[models.FieldCondition(key="tenant_id", match=models.MatchValue(value=tenant))])
+    expected = ops["ADD"]
+    deadline = time.monotonic() + args.timeout
+    count = 0
+    while time.monotonic() < deadline:
+        count = client.count(cfg.storage.qdrant.collection, count_filter=flt, exact=True).count
+        if count >= expected:
+            break
+        time.sleep(0.5)
+    searchable = time.perf_counter()
+    print(f"searchable in qdrant: {count}/{expected} notes' points; {searchable - started:.1f} s from first ingest "
+          f"({searchable - ingest_done:.1f} s after the last ingest returned)")
+    return 0 if count >= expected else 1

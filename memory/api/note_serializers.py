@@ -1,0 +1,149 @@
+"""Request and response shapes of the notes endpoints (spec v2 section 15)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from .strict import StrictSerializer
+
+MAX_NOTES_PER_REQUEST = 100
+MAX_TTL_DAYS = 36500
+MAX_KEY_CHARS = 128
+MAX_SOURCE_REF_BYTES = 16384
+SCOPE_ALIASES = {"team_shared": "project_shared"}
+
+
+class EntitySerializer(StrictSerializer):
+    canonical = serializers.CharField(allow_null=True, required=False)
+    kind = serializers.CharField(allow_null=True, required=False)
+    aliases = serializers.ListField(child=serializers.CharField(), allow_null=True, required=False)
+
+
+class RelationObjectSerializer(StrictSerializer):
+    entity = EntitySerializer(allow_null=True, required=False)
+    value = serializers.CharField(allow_null=True, required=False)
+
+    def validate(self, attrs):
+        if (attrs.get("entity") is None) == (attrs.get("value") is None):
+            raise serializers.ValidationError("Exactly one of object.entity and object.value must be non-null.")
+        return attrs
+
+
+class RelationSerializer(StrictSerializer):
+    subject = EntitySerializer()
+    predicate = serializers.CharField()
+    object = RelationObjectSerializer()
+    valid_from = serializers.DateTimeField(allow_null=True, required=False)
+    valid_to = serializers.DateTimeField(allow_null=True, required=False)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        for name in ("valid_from", "valid_to"):  # keep JSON-serialisable for storage
+            if value.get(name) is not None:
+                value[name] = value[name].isoformat()
+        return value
+
+
+class StructuredSerializer(StrictSerializer):
+    summary = serializers.CharField(allow_null=True, required=False, allow_blank=True)
+    facts = serializers.ListField(child=serializers.CharField(), allow_null=True, required=False)
+    concepts = serializers.ListField(child=serializers.CharField(), allow_null=True, required=False)
+    entities = serializers.ListField(child=EntitySerializer(), allow_null=True, required=False)
+    relations = serializers.ListField(child=RelationSerializer(), allow_null=True, required=False)
+
+
+class NoteInSerializer(StrictSerializer):
+    type = serializers.CharField(help_text="preference|constraint|decision|profile|fact|plan")
+    key = serializers.CharField(allow_null=True, required=False, max_length=MAX_KEY_CHARS)
+    text = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    importance = serializers.FloatField(min_value=0.0, max_value=1.0)
+    confidence = serializers.FloatField(min_value=0.0, max_value=1.0)
+    ttl_days = serializers.IntegerField(allow_null=True, required=False, min_value=0, max_value=MAX_TTL_DAYS)
+    structured = StructuredSerializer(allow_null=True, required=False)
+    source_ref = serializers.JSONField(required=False, help_text="Opaque JSON object, stored and returned as is.")
+    write_policy = serializers.JSONField(required=False, help_text="Not supported by add_note yet: rejected.")
+
+    def validate_source_ref(self, value):
+        import json
+
+        if not isinstance(value, dict):
+            raise serializers.ValidationError("source_ref must be a JSON object.")
+        if len(json.dumps(value, ensure_ascii=False).encode()) > MAX_SOURCE_REF_BYTES:
+            raise serializers.ValidationError(f"source_ref must be at most {MAX_SOURCE_REF_BYTES} bytes as JSON.")
+        return value
+
+    def validate_write_policy(self, value):
+        raise serializers.ValidationError("write_policy is not supported by add_note yet.")
+
+
+class IngestNotesSerializer(StrictSerializer):
+    scope = serializers.CharField(help_text="agent_private|project_shared (alias team_shared)|org_shared")
+    notes = NoteInSerializer(many=True, allow_empty=False, max_length=MAX_NOTES_PER_REQUEST)
+
+    def validate_scope(self, value):
+        return SCOPE_ALIASES.get(value, value)
+
+
+class NoteResultSerializer(serializers.Serializer):
+    note_id = serializers.UUIDField(allow_null=True)
+    op = serializers.ChoiceField(choices=["ADD", "UPDATE", "NONE", "DELETE", "REJECTED"])
+    policy_decision = serializers.ChoiceField(choices=["remember", "update", "ignore", "reject"])
+    reason_code = serializers.CharField(allow_null=True)
+    field_path = serializers.CharField(allow_null=True)
+    warnings = serializers.ListField(child=serializers.CharField(), required=False)
+
+
+class IngestNotesResponseSerializer(serializers.Serializer):
+    results = NoteResultSerializer(many=True)
+
+
+class NoteOutSerializer(serializers.Serializer):
+    note_id = serializers.UUIDField()
+    tenant_id = serializers.CharField()
+    project_id = serializers.CharField()
+    agent_id = serializers.CharField()
+    scope = serializers.CharField()
+    type = serializers.CharField()
+    key = serializers.CharField(allow_null=True)
+    text = serializers.CharField()
+    importance = serializers.FloatField()
+    confidence = serializers.FloatField()
+    status = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+    embedding_version = serializers.CharField()
+    source_ref = serializers.JSONField()
+    hit_count = serializers.IntegerField()
+    last_hit_at = serializers.DateTimeField(allow_null=True)
+    structured = serializers.JSONField(allow_null=True)
+
+
+class NoteListResponseSerializer(serializers.Serializer):
+    notes = NoteOutSerializer(many=True)
+    next_cursor = serializers.CharField(allow_null=True)
+
+
+class PatchNoteSerializer(StrictSerializer):
+    text = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    importance = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
+    confidence = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
+    ttl_days = serializers.IntegerField(required=False, allow_null=True, min_value=-MAX_TTL_DAYS, max_value=MAX_TTL_DAYS)
+
+
+class NoteOpResponseSerializer(serializers.Serializer):
+    note_id = serializers.UUIDField()
+    op = serializers.ChoiceField(choices=["ADD", "UPDATE", "NONE", "DELETE", "REJECTED"])
+    reason_code = serializers.CharField(allow_null=True, required=False)
+    field_path = serializers.CharField(allow_null=True, required=False)
+
+
+class ListNotesQuerySerializer(StrictSerializer):
+    scope = serializers.ChoiceField(choices=["agent_private", "project_shared", "team_shared", "org_shared"], required=False)
+    status = serializers.ChoiceField(choices=["active", "deprecated", "deleted"], required=False, default="active")
+    type = serializers.ChoiceField(choices=["preference", "constraint", "decision", "profile", "fact", "plan"], required=False)
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=50)
+    cursor = serializers.CharField(required=False)
+
+    def validate_scope(self, value):
+        return SCOPE_ALIASES.get(value, value)

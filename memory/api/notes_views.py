@@ -1,0 +1,148 @@
+"""Notes endpoints (spec v2 section 15): ingest (add_note), list, get, patch, delete."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from datetime import datetime
+
+from django.db.models import Q
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from elf_infra.providers.factory import build_embedding
+from elf_project.api.context_view import CONTEXT_HEADERS
+from elf_project.api.schema_docs import ERROR_RESPONSES
+from elf_project.context import context_from_request
+from elf_project.errors import InvalidRequest, NotFound, first_message, jsonpaths
+from elf_project.runtime import get_config
+
+from ..selectors import list_notes, readable_notes
+from ..services.ingest import NoteInput, ingest_notes
+from ..services.note_changes import UNSET, delete_note, patch_note
+from ..services.note_fields import fields_of
+from . import note_serializers as s
+from .english_fields import IDENTIFIER, NATURAL, note_fields, require_english
+
+
+def _validated(serializer_cls, data, prefix: str = "$"):
+    ser = serializer_cls(data=data)
+    if not ser.is_valid():
+        raise InvalidRequest(f"Invalid request: {first_message(ser.errors)}", jsonpaths(ser.errors, prefix))
+    return ser.validated_data
+
+
+def note_to_dict(note, structured: dict | None) -> dict:
+    return {
+        "note_id": str(note.note_id), "tenant_id": note.tenant_id, "project_id": note.project_id,
+        "agent_id": note.agent_id, "scope": note.scope, "type": note.type, "key": note.key, "text": note.text,
+        "importance": note.importance, "confidence": note.confidence, "status": note.status,
+        "created_at": note.created_at.isoformat(), "updated_at": note.updated_at.isoformat(),
+        "expires_at": note.expires_at.isoformat() if note.expires_at else None,
+        "embedding_version": note.embedding_version, "source_ref": note.source_ref, "hit_count": note.hit_count,
+        "last_hit_at": note.last_hit_at.isoformat() if note.last_hit_at else None, "structured": structured,
+    }
+
+
+class NotesIngestView(APIView):
+    @extend_schema(
+        summary="add_note: deterministic ingest (never calls an LLM)",
+        parameters=CONTEXT_HEADERS, request=s.IngestNotesSerializer,
+        responses={200: s.IngestNotesResponseSerializer, **ERROR_RESPONSES},
+    )
+    def post(self, request):
+        ctx = context_from_request(request)
+        data = _validated(s.IngestNotesSerializer, request.data)
+        raw_notes = data["notes"]
+        require_english(
+            [("$.scope", data["scope"], IDENTIFIER)]
+            + [f for i, n in enumerate(raw_notes) for f in note_fields(n, f"$.notes[{i}]")]
+        )
+        cfg = get_config()
+        notes = [
+            NoteInput(
+                type=n["type"], key=n.get("key"), text=n["text"], importance=n["importance"],
+                confidence=n["confidence"], ttl_days=n.get("ttl_days"), source_ref=n.get("source_ref") or {},
+                structured=n.get("structured"), field_path=f"$.notes[{i}]",
+            )
+            for i, n in enumerate(raw_notes)
+        ]
+        results = ingest_notes(cfg=cfg, ctx=ctx, scope=data["scope"], notes=notes, embedder=build_embedding(cfg))
+        return Response({"results": [r.as_dict() for r in results]})
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        raw = json.loads(base64.urlsafe_b64decode(cursor.encode()).decode())
+        return datetime.fromisoformat(raw["u"]), str(raw["id"])
+    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
+        raise InvalidRequest("Invalid cursor.", ["$.query.cursor"]) from None
+
+
+def _encode_cursor(note) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"u": note.updated_at.isoformat(), "id": str(note.note_id)}).encode()).decode()
+
+
+class NotesListView(APIView):
+    @extend_schema(
+        summary="List readable notes (omitted scope excludes agent_private)",
+        parameters=CONTEXT_HEADERS + [
+            OpenApiParameter("scope", str, enum=["agent_private", "project_shared", "team_shared", "org_shared"]),
+            OpenApiParameter("status", str, enum=["active", "deprecated", "deleted"]),
+            OpenApiParameter("type", str, enum=["preference", "constraint", "decision", "profile", "fact", "plan"]),
+            OpenApiParameter("limit", int), OpenApiParameter("cursor", str),
+        ],
+        responses={200: s.NoteListResponseSerializer, **ERROR_RESPONSES},
+    )
+    def get(self, request):
+        ctx = context_from_request(request)
+        q = _validated(s.ListNotesQuerySerializer, request.query_params.dict(), "$.query")
+        qs = list_notes(ctx, scope=q.get("scope"), status=q["status"], note_type=q.get("type"))
+        if q.get("cursor"):
+            updated, note_id = _decode_cursor(q["cursor"])
+            qs = qs.filter(Q(updated_at__lt=updated) | Q(updated_at=updated, note_id__lt=note_id))
+        page = list(qs[: q["limit"] + 1])
+        more = len(page) > q["limit"]
+        page = page[: q["limit"]]
+        structured = fields_of(n.note_id for n in page)
+        return Response({
+            "notes": [note_to_dict(n, structured.get(n.note_id)) for n in page],
+            "next_cursor": _encode_cursor(page[-1]) if more else None,
+        })
+
+
+class NoteDetailView(APIView):
+    @extend_schema(summary="Get one readable note", parameters=CONTEXT_HEADERS,
+                   responses={200: s.NoteOutSerializer, **ERROR_RESPONSES})
+    def get(self, request, note_id):
+        ctx = context_from_request(request)
+        note = readable_notes(ctx).filter(note_id=note_id).first()
+        if note is None:
+            raise NotFound("Note not found.", ["$.note_id"])
+        return Response(note_to_dict(note, fields_of([note.note_id]).get(note.note_id)))
+
+    @extend_schema(summary="Update text, importance, confidence or ttl_days of an owned note",
+                   parameters=CONTEXT_HEADERS, request=s.PatchNoteSerializer,
+                   responses={200: s.NoteOpResponseSerializer, **ERROR_RESPONSES})
+    def patch(self, request, note_id):
+        ctx = context_from_request(request)
+        data = _validated(s.PatchNoteSerializer, request.data)
+        if not data:
+            raise InvalidRequest("Nothing to update: give text, importance, confidence or ttl_days.", ["$"])
+        if "text" in data:
+            require_english([("$.text", data["text"], NATURAL)])
+        result = patch_note(
+            cfg=get_config(), ctx=ctx, note_id=note_id, text=data.get("text", UNSET),
+            importance=data.get("importance", UNSET), confidence=data.get("confidence", UNSET),
+            ttl_days=data.get("ttl_days", UNSET),
+        )
+        return Response(result)
+
+    @extend_schema(summary="Delete an owned note (soft delete; points removed by the worker)",
+                   parameters=CONTEXT_HEADERS, responses={200: s.NoteOpResponseSerializer, **ERROR_RESPONSES})
+    def delete(self, request, note_id):
+        ctx = context_from_request(request)
+        return Response(delete_note(cfg=get_config(), ctx=ctx, note_id=note_id))
+

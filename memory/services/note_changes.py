@@ -1,0 +1,90 @@
+"""PATCH and DELETE of one note (spec v2 section 15; update rules of v1 section 15).
+
+Only the owner changes a note. Every change writes a version row and an outbox row in its transaction.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from elf_project.config import ElfConfig
+from elf_project.context import RequestContext
+from elf_project.errors import ElfError, NotFound, ScopeDenied
+
+from ..domain import ttl, write_gate
+from ..indexing.outbox import enqueue
+from ..models import MemoryNote, NoteOp, NoteStatus, OutboxOp, VersionOp
+from ..selectors import owned_notes, readable_notes
+from .versions import note_snapshot, record_version
+
+UNSET = object()
+
+
+class NoteNotActive(ElfError):
+    status, error_code = 409, "NOTE_NOT_ACTIVE"
+
+
+def _owned_for_update(ctx: RequestContext, note_id) -> MemoryNote:
+    note = owned_notes(ctx).select_for_update().filter(note_id=note_id).first()
+    if note is not None:
+        return note
+    if readable_notes(ctx).filter(note_id=note_id).exists():
+        raise ScopeDenied("Only the note's owner may change it.", ["$.note_id"])
+    raise NotFound("Note not found.", ["$.note_id"])
+
+
+@transaction.atomic
+def patch_note(*, cfg: ElfConfig, ctx: RequestContext, note_id, text=UNSET, importance=UNSET, confidence=UNSET,
+               ttl_days=UNSET, actor: str | None = None) -> dict:
+    """Apply the given fields. ttl_days omitted keeps expires_at; <= 0 applies the type's default TTL."""
+    note = _owned_for_update(ctx, note_id)
+    if note.status != NoteStatus.ACTIVE:
+        raise NoteNotActive(f"Note is {note.status}; only active notes can be changed.", ["$.note_id"])
+    if text is not UNSET:
+        verdict = write_gate.evaluate_note(
+            text=text, note_type=note.type, scope=note.scope, key=note.key, max_note_chars=cfg.memory.max_note_chars,
+            allowed_types=(note.type,), allowed_scopes=(note.scope,), write_allowed={note.scope: True},
+        )
+        if verdict is not None:
+            return {"note_id": str(note.note_id), "op": NoteOp.REJECTED, "reason_code": verdict.reason_code,
+                    "field_path": f"$.{verdict.field}" if verdict.field else "$"}
+    now = timezone.now()
+    changes = {}
+    if text is not UNSET and text != note.text:
+        changes["text"] = text
+    for name, value in (("importance", importance), ("confidence", confidence)):
+        if value is not UNSET and value != getattr(note, name):
+            changes[name] = value
+    if ttl_days is not UNSET:
+        request_ttl = ttl_days if ttl_days is not None and ttl_days > 0 else None
+        expires = ttl.expires_at(now=now, note_type=note.type, request_ttl_days=request_ttl,
+                                 ttl_days_by_type=cfg.lifecycle.ttl_days)
+        if expires != note.expires_at:  # a ttl restarts from now, so resending one extends the note
+            changes["expires_at"] = expires
+    if not changes:
+        return {"note_id": str(note.note_id), "op": NoteOp.NONE, "reason_code": None}
+    prev = note_snapshot(note)
+    for name, value in changes.items():
+        setattr(note, name, value)
+    note.updated_at = now
+    note.save(update_fields=[*changes, "updated_at"])
+    record_version(note_id=note.note_id, op=VersionOp.UPDATE, prev=prev, new=note_snapshot(note),
+                   reason="patch:" + ",".join(sorted(changes)), actor=actor or f"agent:{ctx.agent_id}")
+    enqueue(note_id=note.note_id, op=OutboxOp.UPSERT, embedding_version=cfg.embedding_version)
+    return {"note_id": str(note.note_id), "op": NoteOp.UPDATE, "reason_code": None}
+
+
+@transaction.atomic
+def delete_note(*, cfg: ElfConfig, ctx: RequestContext, note_id, actor: str | None = None) -> dict:
+    """Soft delete: status deleted, a version row, an outbox DELETE. Deleting twice is a NONE."""
+    note = _owned_for_update(ctx, note_id)
+    if note.status == NoteStatus.DELETED:
+        return {"note_id": str(note.note_id), "op": NoteOp.NONE}
+    prev = note_snapshot(note)
+    note.status, note.updated_at = NoteStatus.DELETED, timezone.now()
+    note.save(update_fields=["status", "updated_at"])
+    record_version(note_id=note.note_id, op=VersionOp.DELETE, prev=prev, new=note_snapshot(note), reason="delete",
+                   actor=actor or f"agent:{ctx.agent_id}")
+    enqueue(note_id=note.note_id, op=OutboxOp.DELETE, embedding_version=cfg.embedding_version)
+    return {"note_id": str(note.note_id), "op": NoteOp.DELETE}

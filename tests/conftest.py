@@ -141,7 +141,7 @@ from dataclasses import dataclass, field  # noqa: E402
 from tests.fake_provider_server import FakeProviderServer, FakeResponse, RecordedRequest  # noqa: E402
 from tests.toml_writer import dumps  # noqa: E402
 
-_redis_dbs = itertools.count(1)
+_redis_dbs = itertools.count()
 EMBED_PATH, RERANK_PATH, CHAT_PATH = "/v1/embeddings", "/v1/rerank", "/v1/chat/completions"
 
 
@@ -232,7 +232,8 @@ class ServiceFactory:
         parts = urlsplit(data["storage"]["postgres"]["dsn"])
         data["storage"]["postgres"]["dsn"] = urlunsplit(parts._replace(path=f"/{db}"))
         data["storage"]["qdrant"]["collection"] = f"mem_notes_{db}"
-        data["worker"]["broker_url"] = data["worker"]["broker_url"].rsplit("/", 1)[0] + f"/{next(_redis_dbs) % 16}"
+        # Redis dbs 1-15 (db 0 belongs to the session's test stack and its live worker).
+        data["worker"]["broker_url"] = data["worker"]["broker_url"].rsplit("/", 1)[0] + f"/{1 + next(_redis_dbs) % 15}"
         data["stack"]["data_dir"] = str(REPO / "var" / "test-stack")
         for key in ("http_bind", "admin_bind", "mcp_bind"):
             data["service"][key] = f"127.0.0.1:{free_port()}"

@@ -1,96 +1,39 @@
 """Helpers for the indexing, rebuild and lifecycle tests: module-scoped isolated services, rows written with
 SQL, waits, and Qdrant checks.
 
-``module_services`` is ``isolated_services`` (tests/conftest.py) for a whole module: same pieces (own
-database, Redis db, collection and ports, a FakeProviderServer whose embeddings come from the local MiniLM),
-created once per module. Import it into a test module: ``from tests.indexing_helpers import module_services
-# noqa: F401``.
+``module_services`` is ``isolated_services_module`` (tests/conftest.py): own database, Redis db, collection
+and ports, a FakeProviderServer whose embeddings come from the local MiniLM, created once per module.
+Import it into a test module: ``from tests.indexing_helpers import module_services  # noqa: F401``.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
-import tomllib
 import uuid
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 import psycopg
 import pytest
-from psycopg import sql
 from qdrant_client import QdrantClient, models
 
 from elf_infra.index.notes_collection import note_filter
 from tests.conftest import (
-    CHAT_PATH,
     EMBED_PATH,
     REPO,
-    RERANK_PATH,
-    TEST_CONFIG,
-    FakeProviderServer,
     ServiceSet,
-    _redis_dbs,
-    free_port,
-    local_model_embeddings,
 )
-from tests.toml_writer import dumps
-
-
-def _drop(s: ServiceSet, pg_admin_dsn: str) -> None:
-    s.stop()
-    s.fake.stop()
-    client = QdrantClient(url=s.cfg.storage.qdrant.url, timeout=10)
-    if client.collection_exists(s.cfg.storage.qdrant.collection):
-        client.delete_collection(s.cfg.storage.qdrant.collection)
-    client.close()
-    db = urlsplit(s.cfg.storage.postgres.dsn).path.lstrip("/")
-    with psycopg.connect(pg_admin_dsn, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(db)))
 
 
 @pytest.fixture(scope="module")
-def module_services(test_stack, pg_admin_dsn, tmp_path_factory):
+def module_services(isolated_services_module):
     """Factory ``module_services(name, mutate=None) -> ServiceSet``, torn down after the module."""
-    from elf_project.config import load_config
-
-    made: list[ServiceSet] = []
-
-    def make(name: str, mutate: Callable[[dict], None] | None = None) -> ServiceSet:
-        fake = FakeProviderServer().start()
-        fake.handle(EMBED_PATH, local_model_embeddings)
-        data = tomllib.loads(TEST_CONFIG.read_text())
-        db = f"elf_iso_{name}_{os.getpid()}"
-        parts = urlsplit(data["storage"]["postgres"]["dsn"])
-        data["storage"]["postgres"]["dsn"] = urlunsplit(parts._replace(path=f"/{db}"))
-        data["storage"]["qdrant"]["collection"] = f"mem_notes_{db}"
-        data["worker"]["broker_url"] = data["worker"]["broker_url"].rsplit("/", 1)[0] + f"/{next(_redis_dbs) % 16}"
-        data["stack"]["data_dir"] = str(REPO / "var" / "test-stack")
-        for key in ("http_bind", "admin_bind", "mcp_bind"):
-            data["service"][key] = f"127.0.0.1:{free_port()}"
-        for kind, path in (("embedding", EMBED_PATH), ("rerank", RERANK_PATH), ("llm_extractor", CHAT_PATH)):
-            data["providers"][kind].update(provider_id="fake-http", api_base=fake.url, api_key="test-key", path=path)
-        if mutate:
-            mutate(data)
-        workdir = tmp_path_factory.mktemp(name)
-        config_path = workdir / "elf.toml"
-        config_path.write_text(dumps(data))
-        with psycopg.connect(pg_admin_dsn, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(db)))
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(db)))
-        s = ServiceSet(name, config_path, load_config(config_path), fake, workdir)
-        made.append(s)
-        return s
-
-    yield make
-    for s in made:
-        _drop(s, pg_admin_dsn)
+    return isolated_services_module
 
 
 def apply_schema(s: ServiceSet) -> None:

@@ -74,6 +74,11 @@ EXTRA_INDEXES: dict[str, tuple[str, ...]] = {
 class SchemaError(RuntimeError):
     """The schema cannot be applied: bad input, a malformed sql/ tree, or an incompatible database."""
 
+# Indexes beyond the spec on its tables, for the queries the service runs.
+QUERY_INDEXES: dict[str, tuple[str, ...]] = {
+    "memory_notes": ("idx_notes_resolver_group",),
+}
+
 
 def expected_tables() -> tuple[str, ...]:
     """Every table the schema creates: spec v2 section 5 first, then the extra tables."""
@@ -84,7 +89,7 @@ def expected_indexes() -> dict[str, str]:
     """Named indexes the schema must create, mapped to their table."""
     return {
         index: table
-        for mapping in (SPEC_INDEXES, EXTRA_INDEXES)
+        for mapping in (SPEC_INDEXES, EXTRA_INDEXES, QUERY_INDEXES)
         for table, indexes in mapping.items()
         for index in indexes
     }

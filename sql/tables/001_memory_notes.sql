@@ -37,3 +37,8 @@ CREATE INDEX IF NOT EXISTS idx_notes_key
     WHERE key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS idx_notes_expires
     ON memory_notes (expires_at);
+-- UpdateResolver group (tenant, project, agent, scope, type) of active notes: the key-less duplicate and
+-- similarity lookups of add_note, without reading every agent's notes of the project.
+CREATE INDEX IF NOT EXISTS idx_notes_resolver_group
+    ON memory_notes (tenant_id, project_id, agent_id, scope, type)
+    WHERE status = 'active';

@@ -21,6 +21,14 @@ def configure(cfg: ElfConfig) -> Celery:
             "memory-lifecycle-gc": {
                 "task": "memory.lifecycle_gc", "schedule": crontab(minute=0), "options": {"expires": 3000.0},
             },
+            # Search traces: persist queued traces every 5 s; retention (expired traces, candidates, llm_cache,
+            # settled outbox rows) at a quarter past every hour, away from the lifecycle GC.
+            "traces-sweep-outbox": {
+                "task": "traces.sweep_trace_outbox", "schedule": 5.0, "options": {"expires": 5.0},
+            },
+            "traces-retention-cleanup": {
+                "task": "traces.retention_cleanup", "schedule": crontab(minute=15), "options": {"expires": 3000.0},
+            },
         },
         broker_url=cfg.worker.broker_url,
         broker_connection_retry_on_startup=True,

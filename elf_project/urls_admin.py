@@ -4,6 +4,8 @@ from django.contrib import admin
 from django.urls import path
 
 from memory.api.admin_rebuild import QdrantRebuildView
+from traces.api.views import RecentTracesView, TraceBundleView, TraceItemView, TrajectoryView, TraceView
+from memory.api.search_views import RawSearchView
 
 from .api.context_view import ContextView
 from .urls_common import common_patterns
@@ -12,6 +14,12 @@ urlpatterns = common_patterns(__name__) + [
     path("admin/", admin.site.urls),
     path("v2/context", ContextView.as_view(), name="context"),
     path("v2/admin/qdrant/rebuild", QdrantRebuildView.as_view()),
+    path("v2/admin/traces/recent", RecentTracesView.as_view()),
+    path("v2/admin/traces/<uuid:trace_id>", TraceView.as_view()),
+    path("v2/admin/traces/<uuid:trace_id>/bundle", TraceBundleView.as_view()),
+    path("v2/admin/trajectories/<uuid:trace_id>", TrajectoryView.as_view()),
+    path("v2/admin/trace-items/<uuid:item_id>", TraceItemView.as_view()),
+    path("v2/admin/searches/raw", RawSearchView.as_view(), name="searches-raw"),
 ]
 
 handler400 = "elf_project.errors.json_400"

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from memory.api.notes_views import NoteDetailView, NotesIngestView, NotesListView
+from memory.api.search_views import SearchCreateView, SearchNotesView, SearchSessionView, SearchTimelineView
 
 from .api.context_view import ContextView
 from .urls_common import common_patterns
@@ -12,6 +13,10 @@ urlpatterns = common_patterns(__name__) + [
     path("v2/notes/ingest", NotesIngestView.as_view(), name="notes-ingest"),
     path("v2/notes", NotesListView.as_view(), name="notes-list"),
     path("v2/notes/<uuid:note_id>", NoteDetailView.as_view(), name="note-detail"),
+    path("v2/searches", SearchCreateView.as_view(), name="searches"),
+    path("v2/searches/<uuid:search_id>", SearchSessionView.as_view(), name="search-session"),
+    path("v2/searches/<uuid:search_id>/timeline", SearchTimelineView.as_view(), name="search-timeline"),
+    path("v2/searches/<uuid:search_id>/notes", SearchNotesView.as_view(), name="search-notes"),
 ]
 
 handler400 = "elf_project.errors.json_400"

@@ -69,6 +69,7 @@ RULES = [
     ("type checked", "memory.top_k", "twelve", "memory.top_k must be an integer"),
     ("unknown key rejected", "memory.top_kk", 3, "memory.top_kk is not a known key"),
     ("expansion mode", "search.expansion.mode", "sometimes", "search.expansion.mode must be one of"),
+    ("search mode", "search.default_mode", "deep", "search.default_mode must be one of"),
     ("read profile scopes", "scopes.read_profiles.private_only", ["agent_secret"], "scopes.read_profiles.private_only[0]"),
     ("ttl for every type", "lifecycle.ttl_days.plan", DELETE, "lifecycle.ttl_days.plan is required"),
     ("broker url required", "worker.broker_url", DELETE, "worker.broker_url is required"),

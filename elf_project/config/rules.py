@@ -12,6 +12,7 @@ KNOWN_SCOPES = ("agent_private", "project_shared", "org_shared")
 READ_PROFILES = ("private_only", "private_plus_project", "all_scopes")
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 EXPANSION_MODES = ("off", "always", "dynamic")
+SEARCH_MODES = ("quick_find", "planned_search")
 LOCAL_PROVIDER = "local"
 LOCAL_EMBEDDING_DIM = 384
 # The local MiniLM reads at most this many tokens (elf_infra.providers.local_embedder.MAX_TOKENS).
@@ -188,6 +189,8 @@ def _chunking(cfg: ElfConfig, p: list[str]) -> None:
 
 def _search(cfg: ElfConfig, p: list[str]) -> None:
     s = cfg.search
+    if s.default_mode not in SEARCH_MODES:
+        p.append(f"search.default_mode must be one of {', '.join(SEARCH_MODES)}")
     if s.expansion.mode not in EXPANSION_MODES:
         p.append(f"search.expansion.mode must be one of {', '.join(EXPANSION_MODES)}")
     if s.expansion.max_queries <= 0:

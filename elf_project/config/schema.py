@@ -166,6 +166,8 @@ class ExplainConfig:
 
 @dataclass(frozen=True)
 class SearchConfig:
+    # Not in the spec: the search mode when a request names none (quick_find | planned_search).
+    default_mode: str
     expansion: ExpansionConfig
     dynamic: DynamicConfig
     prefilter: PrefilterConfig

@@ -1,0 +1,203 @@
+"""Search over real HTTP on an isolated stack: isolation, Postgres re-validation, filters, modes,
+expansion and rerank caches, sessions, traces (spec v2 sections 13-15)."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+
+import psycopg
+import pytest
+import requests
+
+from tests.conftest import CHAT_PATH, RERANK_PATH
+from tests.fake_provider_server import FakeResponse, chat_completion
+from tests.notes_helpers import headers, ingest, note, rows, wait_indexed
+
+
+def _rerank(request):
+    words = set(request.json["query"].lower().split())
+    scores = [len(words & set(d.lower().split())) / (1 + len(words)) for d in request.json["documents"]]
+    return FakeResponse(json={"results": [{"index": i, "relevance_score": s} for i, s in enumerate(scores)]})
+
+
+def _expansion(request):
+    user = request.json["messages"][-1]["content"]
+    query = user.rsplit("Original query:\n", 1)[1].strip()
+    return FakeResponse(json=chat_completion(json.dumps({"queries": [query, f"What is known about {query}?"]})))
+
+
+@pytest.fixture(scope="module")
+def svc(isolated_services_module):
+    def mutate(data):
+        data["search"]["expansion"]["mode"] = "always"
+    s = isolated_services_module("search", mutate)
+    s.fake.handle(RERANK_PATH, _rerank)
+    s.fake.handle(CHAT_PATH, _expansion)
+    s.start_api()
+    s.start_worker()
+    notes = {
+        "a1_private": (note("Fact: the billing service runs on port 8443."), "agent_private", "a1", "p1", "t1"),
+        "a2_private": (note("Fact: the billing service password rotates monthly on the first."), "agent_private", "a2", "p1", "t1"),
+        "shared": (note("Decision: billing moves to the new cluster in March.", type="decision", importance=0.9), "project_shared", "a1", "p1", "t1"),
+        "other_project": (note("Fact: the billing service in project two runs on port 9000."), "agent_private", "a1", "p2", "t1"),
+        "other_tenant": (note("Fact: the billing service of another tenant runs on port 7000."), "agent_private", "a1", "p1", "t2"),
+        "low": (note("Fact: billing reports are archived yearly.", importance=0.1), "agent_private", "a1", "p1", "t1"),
+    }
+    s.ids = {}
+    for name, (n, scope, agent, project, tenant) in notes.items():
+        res = ingest(s, [n], scope=scope, agent=agent, project=project, tenant=tenant).json()["results"][0]
+        assert res["op"] == "ADD", res
+        s.ids[name] = res["note_id"]
+    for nid in s.ids.values():
+        wait_indexed(s, nid)
+    return s
+
+
+def search(svc, query="billing service", *, agent="a1", profile="all_scopes", admin=False, **body):
+    url = (svc.admin + "/v2/admin/searches/raw") if admin else (svc.public + "/v2/searches")
+    return requests.post(url, json={"query": query, **body},
+                         headers={**headers(agent), "X-ELF-Read-Profile": profile}, timeout=60)
+
+
+def ids(response) -> set[str]:
+    return {i["note_id"] for i in response.json()["items"]}
+
+
+def test_isolation_by_agent_tenant_and_project(svc):
+    got = ids(search(svc, mode="quick_find"))
+    assert svc.ids["a1_private"] in got and svc.ids["shared"] in got
+    assert not got & {svc.ids["a2_private"], svc.ids["other_project"], svc.ids["other_tenant"]}
+    # a2 sees its own private note, not a1's; the shared note needs a grant
+    got2 = ids(search(svc, agent="a2", mode="quick_find"))
+    assert svc.ids["a2_private"] in got2 and svc.ids["a1_private"] not in got2 and svc.ids["shared"] not in got2
+    private_only = ids(search(svc, profile="private_only", mode="quick_find"))
+    assert svc.ids["shared"] not in private_only
+
+
+def test_postgres_revalidation_drops_stale_index_entries(svc):
+    nid = ingest(svc, [note("Fact: the billing cache warms at midnight.")]).json()["results"][0]["note_id"]
+    wait_indexed(svc, nid)
+    assert nid in ids(search(svc, "billing cache midnight", mode="quick_find"))
+    # Expire it behind Qdrant's back: Qdrant still holds the points, Postgres says no.
+    with psycopg.connect(svc.cfg.storage.postgres.dsn) as conn:
+        conn.execute("UPDATE memory_notes SET expires_at = now() - interval '1 second' WHERE note_id = %s", (nid,))
+    assert nid not in ids(search(svc, "billing cache midnight", mode="quick_find"))
+    with psycopg.connect(svc.cfg.storage.postgres.dsn) as conn:
+        conn.execute("UPDATE memory_notes SET expires_at = NULL, status = 'deleted' WHERE note_id = %s", (nid,))
+    assert nid not in ids(search(svc, "billing cache midnight", mode="quick_find"))
+
+
+def test_filter_applies_and_reports_impact(svc):
+    flt = {"schema": "search_filter_expr/v1", "expr": {"op": "gte", "field": "importance", "value": 0.5}}
+    r = search(svc, mode="quick_find", filter=flt, admin=True)
+    assert r.status_code == 200, r.text
+    got = ids(r)
+    assert svc.ids["low"] not in got and svc.ids["shared"] in got
+
+
+@pytest.mark.parametrize(
+    "flt,path",
+    [
+        ({"schema": "search_filter_expr/v2", "expr": {"op": "eq", "field": "type", "value": "fact"}}, "$.filter.schema"),
+        ({"schema": "search_filter_expr/v1", "expr": {"op": "eq", "field": "colour", "value": "x"}}, "$.filter.expr.field"),
+        ({"schema": "search_filter_expr/v1", "expr": {"op": "and", "args": [
+            {"op": "eq", "field": "type", "value": "fact"}, {"op": "gt", "field": "importance", "value": "high"}]}},
+         "$.filter.expr.args[1].value"),
+    ],
+    ids=["schema", "field", "nested-value"],
+)
+def test_filter_errors_have_exact_jsonpaths(svc, flt, path):
+    r = search(svc, filter=flt)
+    assert r.status_code == 400 and r.json()["fields"] == [path]
+
+
+def test_non_english_query_is_422(svc):
+    r = search(svc, "платежный сервис")
+    assert r.status_code == 422 and r.json()["fields"] == ["$.query"]
+
+
+def test_missing_read_profile_is_400(svc):
+    r = requests.post(svc.public + "/v2/searches", json={"query": "billing"}, headers=headers(), timeout=10)
+    assert r.status_code == 400 and r.json()["fields"] == ["$.headers.X-ELF-Read-Profile"]
+
+
+def test_quick_find_never_calls_llm_or_rerank(svc):
+    before = (len(svc.fake.requests_to(CHAT_PATH)), len(svc.fake.requests_to(RERANK_PATH)))
+    assert search(svc, "billing port", mode="quick_find").status_code == 200
+    assert (len(svc.fake.requests_to(CHAT_PATH)), len(svc.fake.requests_to(RERANK_PATH))) == before
+
+
+def test_expansion_and_rerank_caches(svc):
+    query = f"billing cluster move {uuid.uuid4().hex[:6]}"
+    chat0, rerank0 = len(svc.fake.requests_to(CHAT_PATH)), len(svc.fake.requests_to(RERANK_PATH))
+    first = search(svc, query, mode="planned_search", admin=True)
+    assert first.status_code == 200, first.text
+    assert len(svc.fake.requests_to(CHAT_PATH)) == chat0 + 1
+    assert len(svc.fake.requests_to(RERANK_PATH)) == rerank0 + 1
+    second = search(svc, query, mode="planned_search", admin=True)
+    assert second.status_code == 200
+    assert len(svc.fake.requests_to(CHAT_PATH)) == chat0 + 1, "expansion cache hit must not call the LLM"
+    assert len(svc.fake.requests_to(RERANK_PATH)) == rerank0 + 1, "rerank cache hit must not call the reranker"
+    assert [i["note_id"] for i in first.json()["items"]] == [i["note_id"] for i in second.json()["items"]]
+
+
+def test_explain_terms_add_up(svc):
+    r = search(svc, mode="planned_search", admin=True)
+    for item in r.json()["items"]:
+        terms = item["explain"]["ranking"]["terms"]
+        assert sum(t["value"] for t in terms) == pytest.approx(item["final_score"])
+        assert item["explain"]["ranking"]["policy_id"].startswith("ranking_v2:")
+        assert "billing" in item["explain"]["match"]["matched_terms"]
+
+
+def test_session_lifecycle(svc):
+    r = search(svc, mode="quick_find")
+    assert r.status_code == 200 and "Server-Timing" in r.headers
+    body = r.json()
+    sid = body["search_id"]
+    assert body["items"] and {"note_id", "summary", "final_score"} <= set(body["items"][0])
+    got = requests.get(f"{svc.public}/v2/searches/{sid}", params={"top_k": 1}, headers=headers(), timeout=10).json()
+    assert len(got["items"]) == 1 and got["items"][0]["note_id"] == body["items"][0]["note_id"]
+    assert got["expires_at"] >= body["expires_at"]
+    tl = requests.get(f"{svc.public}/v2/searches/{sid}/timeline", headers=headers(), timeout=10).json()
+    assert sum(len(g["items"]) for g in tl["groups"]) == len(body["items"])
+    assert requests.get(f"{svc.public}/v2/searches/{sid}/timeline", params={"group_by": "none"},
+                        headers=headers(), timeout=10).json()["groups"][0]["date"] == "all"
+    first = body["items"][0]["note_id"]
+    hits_before = rows(svc, "SELECT hit_count FROM memory_notes WHERE note_id = %s", (first,))[0][0]
+    hyd = requests.post(f"{svc.public}/v2/searches/{sid}/notes", json={"note_ids": [first, str(uuid.uuid4())]},
+                        headers=headers(), timeout=10).json()
+    assert hyd["results"][0]["note"]["note_id"] == first and hyd["results"][0]["error"] is None
+    assert hyd["results"][1]["error"]["error_code"] == "NOT_IN_SESSION"
+    assert rows(svc, "SELECT hit_count FROM memory_notes WHERE note_id = %s", (first,))[0][0] == hits_before + 1
+    # foreign and expired sessions are 404
+    assert requests.get(f"{svc.public}/v2/searches/{sid}", headers=headers("a2"), timeout=10).status_code == 404
+    with psycopg.connect(svc.cfg.storage.postgres.dsn) as conn:
+        conn.execute("UPDATE search_sessions SET created_at = now() - interval '2 hours', "
+                     "expires_at = now() - interval '1 second' WHERE search_id = %s", (sid,))
+    assert requests.get(f"{svc.public}/v2/searches/{sid}", headers=headers(), timeout=10).status_code == 404
+
+
+def test_search_writes_a_trace(svc):
+    r = search(svc, mode="planned_search")
+    trace_id = r.json()["trace_id"]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not rows(svc, "SELECT 1 FROM search_traces WHERE trace_id = %s", (trace_id,)):
+        time.sleep(0.3)
+    assert rows(svc, "SELECT count(*) FROM search_traces WHERE trace_id = %s", (trace_id,)) == [(1,)]
+    stages = [s[0] for s in rows(svc, "SELECT stage_name FROM search_trace_stages WHERE trace_id = %s ORDER BY stage_order", (trace_id,))]
+    assert stages[0] == "rewrite.expansion" and stages[-1] == "select.top_k"
+    assert rows(svc, "SELECT count(*) FROM search_trace_items WHERE trace_id = %s", (trace_id,))[0][0] == len(r.json()["items"])
+
+
+def test_trace_failure_does_not_fail_search(svc):
+    with psycopg.connect(svc.cfg.storage.postgres.dsn) as conn:
+        conn.execute("ALTER TABLE search_trace_outbox RENAME TO search_trace_outbox_away")
+    try:
+        r = search(svc, mode="quick_find")
+        assert r.status_code == 200 and r.json()["items"]
+    finally:
+        with psycopg.connect(svc.cfg.storage.postgres.dsn) as conn:
+            conn.execute("ALTER TABLE search_trace_outbox_away RENAME TO search_trace_outbox")

@@ -8,6 +8,7 @@ BENCHES = {
     "embedder": "bench.embedder_bench",
     "qdrant": "bench.qdrant_bench",
     "add-note": "bench.add_note_bench",
+    "search": "bench.search_bench",
 }
 
 

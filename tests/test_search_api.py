@@ -201,3 +201,24 @@ def test_trace_failure_does_not_fail_search(svc):
     finally:
         with psycopg.connect(svc.cfg.storage.postgres.dsn) as conn:
             conn.execute("ALTER TABLE search_trace_outbox_away RENAME TO search_trace_outbox")
+
+
+def test_trace_endpoint_shows_terms_adding_up_to_each_score(svc):
+    r = search(svc, mode="planned_search")
+    body = r.json()
+    trace_id = body["trace_id"]
+    deadline = time.monotonic() + 30
+    got = None
+    while time.monotonic() < deadline:
+        got = requests.get(f"{svc.admin}/v2/admin/traces/{trace_id}", headers=headers(), timeout=10)
+        if got.status_code == 200:
+            break
+        time.sleep(0.3)
+    assert got is not None and got.status_code == 200, got.text
+    items = got.json()["items"]
+    assert [i["note_id"] for i in items] == [i["note_id"] for i in body["items"]]
+    for item, returned in zip(items, body["items"]):
+        terms = item["explain"]["ranking"]["terms"]
+        assert {t["name"] for t in terms} >= {"blend.retrieval", "blend.rerank", "tie_breaker", "context.scope_boost"}
+        assert sum(t["value"] for t in terms) == pytest.approx(item["final_score"])
+        assert item["final_score"] == pytest.approx(returned["final_score"])

@@ -30,7 +30,6 @@ final state. A worker killed mid-job drops its connection and with it the lock.
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,7 +46,7 @@ from elf_project.config import ElfConfig
 from ..domain.chunking import Chunk, chunk_text
 from ..models import MemoryNote, MemoryNoteChunk, NoteChunkEmbedding, NoteStatus, OutboxOp
 from .index import chunk_to_point, notes_index
-from .lease import Lease, lease_due, lease_one, mark_done, mark_failed, release
+from .lease import Lease, lease_one, mark_done, mark_failed, sweep
 
 log = logging.getLogger("elf.indexing")
 
@@ -99,16 +98,7 @@ def process_row(*, cfg: ElfConfig, outbox_id: uuid.UUID | str) -> bool:
 
 def process_due(*, cfg: ElfConfig) -> int:
     """The sweep: claim up to SWEEP_BATCH due rows and process them oldest first; returns how many are DONE."""
-    started = time.monotonic()
-    leases = lease_due(SWEEP_BATCH)
-    done = 0
-    for position, lease in enumerate(leases):
-        if time.monotonic() - started > SWEEP_BUDGET_S:
-            for unstarted in leases[position:]:
-                release(unstarted)
-            break
-        done += process(lease, cfg=cfg)
-    return done
+    return sweep(lambda lease: process(lease, cfg=cfg), batch=SWEEP_BATCH, budget_s=SWEEP_BUDGET_S)
 
 
 def is_indexable(note: MemoryNote | None) -> bool:

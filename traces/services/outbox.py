@@ -1,25 +1,18 @@
 """The trace outbox worker: lease due search_trace_outbox rows, persist their payloads, settle them.
 
-The same protocol as the indexing outbox (``memory.indexing.lease``; supplement section 4): a claim picks
-PENDING/FAILED rows with ``available_at <= now()`` using ``FOR UPDATE SKIP LOCKED`` and pushes
-``available_at`` forward by the lease (30 s); the new ``available_at`` is the lease's token, and a row is
-settled (DONE, or FAILED with attempts + 1, scrubbed ``last_error`` and backoff) only while the token still
-matches. Backoff and error text come from the indexing lease module.
+The lease protocol is the one shared with the indexing outbox (elf_project.outbox_lease).
 """
 
 from __future__ import annotations
 
 import logging
-import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import connection, transaction
 
 from elf_project.config import ElfConfig
-from memory.indexing.lease import LEASE_SECONDS, backoff_seconds, error_text
-from memory.models import OutboxStatus
+from elf_project.outbox_lease import OutboxLeaser
 
 from ..models import SearchTraceOutbox
 from .persist import persist_trace
@@ -30,20 +23,6 @@ log = logging.getLogger("elf.traces")
 # none after the budget (well inside the lease); unstarted rows are released for the next sweep.
 SWEEP_BATCH = 64
 SWEEP_BUDGET_S = 20.0
-
-_DUE = f"status IN ('{OutboxStatus.PENDING}', '{OutboxStatus.FAILED}') AND available_at <= now()"
-_CLAIM = f"""
-UPDATE search_trace_outbox o
-   SET available_at = now() + make_interval(secs => %(lease)s), updated_at = now()
-  FROM (SELECT outbox_id FROM search_trace_outbox
-         WHERE {_DUE} {{extra}}
-         ORDER BY available_at, created_at
-         LIMIT %(limit)s
-         FOR UPDATE SKIP LOCKED) due
- WHERE o.outbox_id = due.outbox_id
-RETURNING o.outbox_id, o.trace_id, o.attempts, o.available_at, o.created_at
-"""
-
 
 @dataclass(frozen=True)
 class TraceLease:
@@ -56,49 +35,12 @@ class TraceLease:
     created_at: datetime
 
 
-def _claim(extra_sql: str, params: dict) -> list[TraceLease]:
-    with transaction.atomic(), connection.cursor() as cur:
-        cur.execute(_CLAIM.format(extra=extra_sql), {"lease": LEASE_SECONDS, **params})
-        leases = [TraceLease(*row) for row in cur.fetchall()]
-    return sorted(leases, key=lambda lease: lease.created_at)
-
-
-def lease_due(limit: int) -> list[TraceLease]:
-    """Claim up to ``limit`` due rows, oldest first; rows another transaction holds are skipped."""
-    return _claim("", {"limit": limit})
-
-
-def lease_one(outbox_id: uuid.UUID | str) -> TraceLease | None:
-    """Claim one row if it is due; None when done, waiting for its backoff, or held by another worker."""
-    leases = _claim("AND outbox_id = %(outbox_id)s", {"limit": 1, "outbox_id": str(outbox_id)})
-    return leases[0] if leases else None
-
-
-def _settle(lease: TraceLease, set_sql: str, params: dict) -> bool:
-    with connection.cursor() as cur:
-        cur.execute(
-            f"UPDATE search_trace_outbox SET {set_sql}, updated_at = now() "
-            "WHERE outbox_id = %(outbox_id)s AND available_at = %(token)s AND status <> %(done)s",
-            {**params, "outbox_id": lease.outbox_id, "token": lease.leased_until, "done": OutboxStatus.DONE},
-        )
-        return cur.rowcount == 1
-
-
-def mark_done(lease: TraceLease) -> bool:
-    return _settle(lease, "status = %(status)s", {"status": OutboxStatus.DONE})
-
-
-def mark_failed(lease: TraceLease, exc: BaseException, cfg: ElfConfig) -> bool:
-    return _settle(
-        lease,
-        "status = %(status)s, attempts = attempts + 1, last_error = %(error)s, "
-        "available_at = now() + make_interval(secs => %(delay)s)",
-        {"status": OutboxStatus.FAILED, "error": error_text(exc, cfg), "delay": backoff_seconds(lease.attempts + 1)},
-    )
-
-
-def release(lease: TraceLease) -> bool:
-    return _settle(lease, "available_at = now()", {})
+_LEASER = OutboxLeaser("search_trace_outbox", ("trace_id",), TraceLease)
+lease_due = _LEASER.lease_due
+lease_one = _LEASER.lease_one
+mark_done = _LEASER.mark_done
+mark_failed = _LEASER.mark_failed
+release = _LEASER.release
 
 
 def process(lease: TraceLease, *, cfg: ElfConfig) -> bool:
@@ -124,13 +66,4 @@ def process_row(*, cfg: ElfConfig, outbox_id: uuid.UUID | str) -> bool:
 
 def process_due(*, cfg: ElfConfig) -> int:
     """The sweep: claim up to SWEEP_BATCH due rows and process them oldest first; returns how many are DONE."""
-    started = time.monotonic()
-    leases = lease_due(SWEEP_BATCH)
-    done = 0
-    for position, lease in enumerate(leases):
-        if time.monotonic() - started > SWEEP_BUDGET_S:
-            for unstarted in leases[position:]:
-                release(unstarted)
-            break
-        done += process(lease, cfg=cfg)
-    return done
+    return _LEASER.sweep(lambda lease: process(lease, cfg=cfg), batch=SWEEP_BATCH, budget_s=SWEEP_BUDGET_S)

@@ -166,9 +166,14 @@ def run_search(*, cfg: ElfConfig, ctx: RequestContext, req: SearchRequest) -> Se
     # Step 14: one rerank call with the original query (planned_search only), cached by candidate signature.
     scores, rerank_info = None, {"skipped": req.mode == QUICK_FIND or not valid}
     if not rerank_info["skipped"]:
-        signature = [(cid, notes[chunks[cid].note_id].updated_at.isoformat()) for cid in valid]
-        rr = rerank_with_cache(cfg, req.query, [snippets[cid] for cid in valid], signature)
-        scores = rr.scores
+        # The cache key is the candidate set in chunk-id order, so the same candidates hit the cache whatever
+        # order Qdrant returned them in; scores are mapped back to the retrieval order.
+        ordered = sorted(valid)
+        signature = [(cid, notes[chunks[cid].note_id].updated_at.isoformat()) for cid in ordered]
+        rr = rerank_with_cache(cfg, req.query, [snippets[cid] for cid in ordered], signature)
+        if rr.scores is not None:
+            by_chunk = dict(zip(ordered, rr.scores))
+            scores = [by_chunk[cid] for cid in valid]
         rerank_info.update(cache_hit=rr.cache_hit, called=rr.called, error=rr.error)
     stages.add("rerank", rerank_info, [{"chunk_id": cid, "metrics": {"rerank_score": s}}
                                        for cid, s in zip(valid, scores or [])])

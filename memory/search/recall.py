@@ -54,7 +54,10 @@ def recall(*, client, collection: str, embedder, queries: list[str], flt: models
     vectors = embedder.embed(dense_inputs)
     out = []
     for query, vec in zip(queries, vectors):
-        points = hybrid_query(client, collection, vec, bm25.embed_query(query), flt, limit)
+        # RRF scores tie often (dense rank 1 + BM25 rank 3 equals the reverse); ties go by chunk id so the same
+        # search always ranks the same way, whatever order the index returned them in.
+        points = sorted(hybrid_query(client, collection, vec, bm25.embed_query(query), flt, limit),
+                        key=lambda p: (-p.score, str(p.id)))
         out.append(QueryHits(query, [str(p.id) for p in points], {str(p.id): p.payload or {} for p in points},
                              points[0].score if points else None))
     return out

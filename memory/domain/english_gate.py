@@ -232,7 +232,7 @@ def collect_non_english(fields: Iterable[tuple[str, str, FieldKind]]) -> list[st
 _PLAIN_KEY = regex.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _member_path(path: str, key: str) -> str:
+def member_path(path: str, key: str) -> str:
     """``$.a`` + ``b`` -> ``$.a.b``; keys that are not plain names use ASCII-escaped bracket notation
     (``$.a["x y"]``) so error paths stay ASCII-safe."""
     if _PLAIN_KEY.fullmatch(key):
@@ -245,7 +245,7 @@ def _walk(obj: Any, path: str, key: str | None) -> Iterator[tuple[str, str, str 
         yield path, obj, key
     elif isinstance(obj, Mapping):
         for k, v in obj.items():
-            yield from _walk(v, _member_path(path, str(k)), str(k))
+            yield from _walk(v, member_path(path, str(k)), str(k))
     elif isinstance(obj, Sequence) and not isinstance(obj, (bytes, bytearray)):
         for i, v in enumerate(obj):
             yield from _walk(v, f"{path}[{i}]", key)

@@ -186,7 +186,7 @@ def test_local_extractor_quotes_are_verbatim_substrings():
             "reason",
         }
     fact = notes[2]
-    assert fact["text"] == "The staging database runs on port 5433."
+    assert fact["text"] == "Fact: the staging database runs on port 5433."
     assert fact["evidence"][0]["quote"] == "Remember that the staging database runs on port 5433."
     assert all(n["evidence"][0]["message_index"] != 2 for n in notes)  # tool output is not a statement
 
@@ -212,7 +212,7 @@ def test_local_extractor_respects_limits_and_skips_credentials():
         }
     ]
     notes = extractor.extract(messages)["notes"]
-    assert [n["text"] for n in notes] == ["I prefer short answers.", "My name is Dana."]
+    assert [n["text"] for n in notes] == ["Profile: the user's name is Dana.", "Constraint: never use emojis."]
 
 
 # --- factory ----------------------------------------------------------------------------------------------

@@ -4,6 +4,12 @@ from django.contrib import admin
 from django.urls import path
 
 from memory.api.admin_rebuild import QdrantRebuildView
+from memory.api.ingestion_profile_views import (
+    IngestionProfileDefaultView,
+    IngestionProfilesView,
+    IngestionProfileVersionsView,
+    IngestionProfileView,
+)
 from traces.api.views import RecentTracesView, TraceBundleView, TraceItemView, TrajectoryView, TraceView
 from memory.api.search_views import RawSearchView
 
@@ -20,6 +26,11 @@ urlpatterns = common_patterns(__name__) + [
     path("v2/admin/trajectories/<uuid:trace_id>", TrajectoryView.as_view()),
     path("v2/admin/trace-items/<uuid:item_id>", TraceItemView.as_view()),
     path("v2/admin/searches/raw", RawSearchView.as_view(), name="searches-raw"),
+    path("v2/admin/events/ingestion-profiles", IngestionProfilesView.as_view()),
+    # Before <profile_id>: "default" is the project default, not a profile named "default".
+    path("v2/admin/events/ingestion-profiles/default", IngestionProfileDefaultView.as_view()),
+    path("v2/admin/events/ingestion-profiles/<str:profile_id>", IngestionProfileView.as_view()),
+    path("v2/admin/events/ingestion-profiles/<str:profile_id>/versions", IngestionProfileVersionsView.as_view()),
 ]
 
 handler400 = "elf_project.errors.json_400"

@@ -111,3 +111,29 @@ def _table(headers, rows):
         "", "<tr>{}</tr>", ((format_html_join("", "<td>{}</td>", ((c,) for c in row)),) for row in rows)
     )
     return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", head, body)
+
+
+# --- add_event ingestion profiles (supplement section 6): versions are immutable, set through the admin API ---
+# MemoryIngestionProfileDefault has a composite primary key, which the Django admin cannot register; each
+# profile row shows instead whether its profile_id is its project's default.
+
+from memory.models import MemoryIngestionProfile, MemoryIngestionProfileDefault  # noqa: E402
+
+
+@admin.register(MemoryIngestionProfile)
+class MemoryIngestionProfileAdmin(ReadOnlyAdmin):
+    list_display = (
+        "profile_id", "version", "tenant_id", "project_id", "pipeline", "project_default", "created_by", "created_at"
+    )
+    list_filter = ("tenant_id", "project_id", "profile_id", "pipeline")
+    search_fields = ("profile_id",)
+    ordering = ("tenant_id", "project_id", "profile_id", "-version")
+
+    @admin.display(description="project default")
+    def project_default(self, obj):
+        default = MemoryIngestionProfileDefault.objects.filter(
+            tenant_id=obj.tenant_id, project_id=obj.project_id, pipeline=obj.pipeline, profile_id=obj.profile_id
+        ).first()
+        if default is None:
+            return ""
+        return "default (latest)" if default.version is None else f"default (v{default.version})"

@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from memory.api.events_views import EventsIngestView
 from memory.api.notes_views import NoteDetailView, NotesIngestView, NotesListView
 from memory.api.search_views import SearchCreateView, SearchNotesView, SearchSessionView, SearchTimelineView
 
@@ -11,6 +12,7 @@ from .urls_common import common_patterns
 urlpatterns = common_patterns(__name__) + [
     path("v2/context", ContextView.as_view(), name="context"),
     path("v2/notes/ingest", NotesIngestView.as_view(), name="notes-ingest"),
+    path("v2/events/ingest", EventsIngestView.as_view(), name="events-ingest"),
     path("v2/notes", NotesListView.as_view(), name="notes-list"),
     path("v2/notes/<uuid:note_id>", NoteDetailView.as_view(), name="note-detail"),
     path("v2/searches", SearchCreateView.as_view(), name="searches"),

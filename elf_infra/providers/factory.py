@@ -78,3 +78,20 @@ def build_extractor(cfg: ElfConfig) -> ExtractorProvider:
     if p.provider_id == LOCAL_PROVIDER_ID:
         return _cached("extractor", identity, lambda: LocalExtractorProvider(p.model, **limits))
     return _cached("extractor", identity, lambda: HttpExtractorProvider(p, **limits))
+
+
+def build_profile_extractor(cfg: ElfConfig, *, prompt, model: str | None, temperature: float | None,
+                            timeout_ms: int | None) -> ExtractorProvider:
+    """The extractor with an ingestion profile's overrides (prompt, model, temperature, timeout). The local
+    extractor has no prompt or model to override: it is returned as configured."""
+    p = cfg.providers.llm_extractor
+    if p.provider_id == LOCAL_PROVIDER_ID:
+        return build_extractor(cfg)
+    overridden = dataclasses.replace(
+        p,
+        model=model if model is not None else p.model,
+        temperature=temperature if temperature is not None else p.temperature,
+        timeout_ms=timeout_ms if timeout_ms is not None else p.timeout_ms,
+    )
+    limits = {"max_notes": cfg.memory.max_notes_per_add_event, "max_note_chars": cfg.memory.max_note_chars}
+    return HttpExtractorProvider(overridden, prompt=prompt, **limits)

@@ -54,6 +54,8 @@ class NoteInput:
     source_ref: dict = field(default_factory=dict)
     structured: dict | None = None
     field_path: str = "$.notes[0]"
+    # Pipeline-specific audit merged into the decision row's details (add_event: evidence, policy audits).
+    decision_extra: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -142,6 +144,7 @@ def _details(cfg: ElfConfig, note: NoteInput, res, outcome, *, extra: dict | Non
             "entities": note.structured.get("entities") or [],
             "relations": note.structured.get("relations") or [],
         }
+    details.update(note.decision_extra)
     details.update(extra or {})
     return details
 
@@ -190,15 +193,21 @@ def ingest_notes(
     return results
 
 
-@transaction.atomic
 def _reject(cfg, ctx, scope, pipeline, note: NoteInput, verdict) -> NoteResult:
     # scope is given once per request, every other field per note
     path = "$.scope" if verdict.field == "scope" else f"{note.field_path}.{verdict.field}"
+    return reject_note(cfg=cfg, ctx=ctx, scope=scope, pipeline=pipeline, note=note, reason_code=verdict.reason_code,
+                       field_path=path)
+
+
+@transaction.atomic
+def reject_note(*, cfg, ctx, scope, pipeline, note: NoteInput, reason_code: str, field_path: str | None) -> NoteResult:
+    """Audit a rejected note (WriteGate, evidence binding, limits) with a decision row; nothing else is written."""
     _record_decision(
         ctx, scope, pipeline, note, note_id=None, base=Decision.REJECT, decision=Decision.REJECT, op=NoteOp.REJECTED,
-        reason=verdict.reason_code, details=_details(cfg, note, None, None, extra={"field_path": path}),
+        reason=reason_code, details=_details(cfg, note, None, None, extra={"field_path": field_path}),
     )
-    return NoteResult(None, NoteOp.REJECTED, Decision.REJECT, verdict.reason_code, path)
+    return NoteResult(None, NoteOp.REJECTED, Decision.REJECT, reason_code, field_path)
 
 
 @transaction.atomic

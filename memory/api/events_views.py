@@ -1,0 +1,96 @@
+"""POST /v2/events/ingest (add_event): validation, the English gate and write policies happen before the
+single extractor call, so an invalid request never reaches the extractor."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from elf_infra.providers.factory import build_embedding
+from elf_project.api.context_view import CONTEXT_HEADERS
+from elf_project.api.schema_docs import ERROR_RESPONSES
+from elf_project.context import context_from_request
+from elf_project.errors import InvalidRequest
+from elf_project.runtime import get_config
+
+from ..domain.write_policy import WritePolicyError, apply_write_policy, parse_write_policy
+from ..services.events import EventMessage, ingest_event
+from ..services.ingestion_profiles import resolve_profile
+from .english_fields import IDENTIFIER, NATURAL, require_english
+from .note_serializers import SCOPE_ALIASES, NoteResultSerializer
+from .notes_views import _validated
+from .strict import StrictSerializer
+
+MAX_MESSAGES = 100
+MAX_MESSAGE_CHARS = 16000
+
+
+class ProfileRefSerializer(StrictSerializer):
+    id = serializers.CharField(max_length=128)
+    version = serializers.IntegerField(required=False, min_value=1)
+
+
+class EventMessageSerializer(StrictSerializer):
+    role = serializers.ChoiceField(choices=["user", "assistant", "tool"])
+    content = serializers.CharField(max_length=MAX_MESSAGE_CHARS, allow_blank=True, trim_whitespace=False)
+    ts = serializers.CharField(required=False, max_length=64)
+    msg_id = serializers.CharField(required=False, max_length=128)
+    write_policy = serializers.JSONField(required=False, help_text="supplement section 5: exclusions, redactions")
+
+
+class EventIngestSerializer(StrictSerializer):
+    scope = serializers.CharField(required=False)
+    dry_run = serializers.BooleanField(required=False, default=False)
+    ingestion_profile = ProfileRefSerializer(required=False)
+    messages = EventMessageSerializer(many=True, allow_empty=False, max_length=MAX_MESSAGES)
+
+    def validate_scope(self, value):
+        return SCOPE_ALIASES.get(value, value)
+
+
+class EventResultSerializer(NoteResultSerializer):
+    reason = serializers.CharField(allow_null=True)
+    write_policy_audits = serializers.ListField(child=serializers.JSONField())
+
+
+class EventIngestResponseSerializer(serializers.Serializer):
+    ingestion_profile = serializers.JSONField(allow_null=True)
+    extracted = serializers.JSONField()
+    results = EventResultSerializer(many=True)
+
+
+class EventsIngestView(APIView):
+    @extend_schema(summary="add_event: one extractor call, verbatim evidence for every kept note",
+                   parameters=CONTEXT_HEADERS, request=EventIngestSerializer,
+                   responses={200: EventIngestResponseSerializer, 502: ERROR_RESPONSES[500], **ERROR_RESPONSES})
+    def post(self, request):
+        ctx = context_from_request(request)
+        data = _validated(EventIngestSerializer, request.data)
+        msgs = data["messages"]
+        fields = [(f"$.messages[{i}].content", m["content"], NATURAL) for i, m in enumerate(msgs)]
+        fields += [(f"$.messages[{i}].msg_id", m["msg_id"], IDENTIFIER) for i, m in enumerate(msgs) if m.get("msg_id")]
+        if data.get("scope"):
+            fields.append(("$.scope", data["scope"], IDENTIFIER))
+        require_english(fields)
+        messages = []
+        for i, m in enumerate(msgs):
+            content, audit = m["content"], None
+            if "write_policy" in m:
+                try:
+                    policy = parse_write_policy(m["write_policy"], content, f"$.messages[{i}].write_policy")
+                except WritePolicyError as exc:
+                    raise InvalidRequest(exc.message, [exc.path]) from None
+                content, audit = apply_write_policy(content, policy)
+            messages.append(EventMessage(role=m["role"], original=m["content"], content=content, audit=audit,
+                                         ts=m.get("ts"), msg_id=m.get("msg_id")))
+        cfg = get_config()
+        scope = data.get("scope")
+        if scope is not None and scope not in cfg.scopes.allowed:
+            raise InvalidRequest(f"scope {scope!r} is not one of {', '.join(cfg.scopes.allowed)}.", ["$.scope"])
+        profile = resolve_profile(ctx, data.get("ingestion_profile"))
+        outcome = ingest_event(cfg=cfg, ctx=ctx, scope=scope, messages=messages, dry_run=data["dry_run"],
+                               resolved_profile=profile, embedder=build_embedding(cfg))
+        return Response({"ingestion_profile": outcome.profile, "extracted": outcome.extracted,
+                         "results": outcome.results, "dry_run": data["dry_run"]})

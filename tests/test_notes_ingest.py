@@ -151,7 +151,8 @@ def test_structured_fields_stored_and_relations_kept(svc):
         ({"scope": "agent_private", "notes": [{"type": "fact", "text": "x", "confidence": 0.5}]}, ["$.notes[0].importance"]),
         ({"scope": "agent_private", "notes": [note("ok", importance=1.5)]}, ["$.notes[0].importance"]),
         ({"scope": "agent_private", "notes": [note("ok", colour="red")]}, ["$.notes[0].colour"]),
-        ({"scope": "agent_private", "notes": [note("ok", write_policy={"exclusions": []})]}, ["$.notes[0].write_policy"]),
+        ({"scope": "agent_private", "notes": [note("ok", write_policy={"exclusions": [{"start": 0, "end": 9}]})]},
+         ["$.notes[0].write_policy.exclusions[0].end"]),
         ({"scope": "agent_private", "notes": []}, ["$.notes"]),
         ({"notes": [note("ok")]}, ["$.scope"]),
         ({"scope": "agent_private", "notes": [note("ok", structured={"relations": [
@@ -197,3 +198,15 @@ def test_non_english_is_422_and_stores_nothing(svc, notes, paths):
 def test_english_with_names_code_urls_accepted(svc):
     r = ingest(svc, [note("Fact: José Müller fixed `retry_backoff()` in https://git.example.com/elf/pull/42 on 2026-11-02.")])
     assert r.status_code == 200 and r.json()["results"][0]["op"] == "ADD"
+
+
+def test_write_policy_applies_before_the_gates(svc):
+    text = "Fact: the on-call phone is +1 415 555 0100 and rotates weekly."
+    start = text.index("the on-call phone is +1 415 555 0100 and ")
+    end = start + len("the on-call phone is +1 415 555 0100 and ")
+    res = ingest(svc, [note(text, write_policy={"exclusions": [{"start": start, "end": end}]})]).json()["results"][0]
+    assert res["op"] == "ADD", res  # the phone number is gone before the secret gate looks at the text
+    assert rows(svc, "SELECT text FROM memory_notes WHERE note_id = %s", (res["note_id"],)) == [("Fact: rotates weekly.",)]
+    (details,) = rows(svc, "SELECT details FROM memory_ingest_decisions WHERE note_id = %s", (res["note_id"],))[0]
+    assert details["write_policy_audits"] == {"exclusions": [{"start": start, "end": end}], "redactions": []}
+    assert rows(svc, "SELECT count(*) FROM memory_note_versions WHERE new_snapshot::text LIKE '%%555 0100%%'") == [(0,)]

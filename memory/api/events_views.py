@@ -69,13 +69,8 @@ class EventsIngestView(APIView):
         ctx = context_from_request(request)
         data = _validated(EventIngestSerializer, request.data)
         msgs = data["messages"]
-        fields = [(f"$.messages[{i}].content", m["content"], NATURAL) for i, m in enumerate(msgs)]
-        fields += [(f"$.messages[{i}].msg_id", m["msg_id"], IDENTIFIER) for i, m in enumerate(msgs) if m.get("msg_id")]
-        if data.get("scope"):
-            fields.append(("$.scope", data["scope"], IDENTIFIER))
-        require_english(fields)
         messages = []
-        for i, m in enumerate(msgs):
+        for i, m in enumerate(msgs):  # write_policy first: nothing else sees excluded or redacted text
             content, audit = m["content"], None
             if "write_policy" in m:
                 try:
@@ -85,6 +80,11 @@ class EventsIngestView(APIView):
                 content, audit = apply_write_policy(content, policy)
             messages.append(EventMessage(role=m["role"], original=m["content"], content=content, audit=audit,
                                          ts=m.get("ts"), msg_id=m.get("msg_id")))
+        fields = [(f"$.messages[{i}].content", m.content, NATURAL) for i, m in enumerate(messages)]
+        fields += [(f"$.messages[{i}].msg_id", m.msg_id, IDENTIFIER) for i, m in enumerate(messages) if m.msg_id]
+        if data.get("scope"):
+            fields.append(("$.scope", data["scope"], IDENTIFIER))
+        require_english(fields)
         cfg = get_config()
         scope = data.get("scope")
         if scope is not None and scope not in cfg.scopes.allowed:

@@ -61,7 +61,7 @@ class NoteInSerializer(StrictSerializer):
     ttl_days = serializers.IntegerField(allow_null=True, required=False, min_value=0, max_value=MAX_TTL_DAYS)
     structured = StructuredSerializer(allow_null=True, required=False)
     source_ref = serializers.JSONField(required=False, help_text="Opaque JSON object, stored and returned as is.")
-    write_policy = serializers.JSONField(required=False, help_text="Not supported by add_note yet: rejected.")
+    write_policy = serializers.JSONField(required=False, help_text="supplement section 5: applied to text before the gates")
 
     def validate_source_ref(self, value):
         import json
@@ -71,9 +71,6 @@ class NoteInSerializer(StrictSerializer):
         if len(json.dumps(value, ensure_ascii=False).encode()) > MAX_SOURCE_REF_BYTES:
             raise serializers.ValidationError(f"source_ref must be at most {MAX_SOURCE_REF_BYTES} bytes as JSON.")
         return value
-
-    def validate_write_policy(self, value):
-        raise serializers.ValidationError("write_policy is not supported by add_note yet.")
 
 
 class IngestNotesSerializer(StrictSerializer):

@@ -19,6 +19,7 @@ from elf_project.context import context_from_request
 from elf_project.errors import InvalidRequest, NotFound, first_message, jsonpaths
 from elf_project.runtime import get_config
 
+from ..domain.write_policy import WritePolicyError, apply_write_policy, parse_write_policy
 from ..selectors import list_notes, readable_notes
 from ..services.ingest import NoteInput, ingest_notes
 from ..services.note_changes import UNSET, delete_note, patch_note
@@ -32,6 +33,17 @@ def _validated(serializer_cls, data, prefix: str = "$"):
     if not ser.is_valid():
         raise InvalidRequest(f"Invalid request: {first_message(ser.errors)}", jsonpaths(ser.errors, prefix))
     return ser.validated_data
+
+
+def _apply_policy(note: dict, index: int) -> tuple[str, dict | None]:
+    """The note's text after its write_policy, and the audit (None without a policy)."""
+    if "write_policy" not in note:
+        return note["text"], None
+    try:
+        policy = parse_write_policy(note["write_policy"], note["text"], f"$.notes[{index}].write_policy")
+    except WritePolicyError as exc:
+        raise InvalidRequest(exc.message, [exc.path]) from None
+    return apply_write_policy(note["text"], policy)
 
 
 def note_to_dict(note, structured: dict | None) -> dict:
@@ -56,19 +68,22 @@ class NotesIngestView(APIView):
         ctx = context_from_request(request)
         data = _validated(s.IngestNotesSerializer, request.data)
         raw_notes = data["notes"]
+        # write_policy first: nothing else, the English gate included, sees excluded or redacted text
+        transformed = [_apply_policy(n, i) for i, n in enumerate(raw_notes)]
         require_english(
             [("$.scope", data["scope"], IDENTIFIER)]
-            + [f for i, n in enumerate(raw_notes) for f in note_fields(n, f"$.notes[{i}]")]
+            + [f for i, (n, (text, _)) in enumerate(zip(raw_notes, transformed))
+               for f in note_fields({**n, "text": text}, f"$.notes[{i}]")]
         )
         cfg = get_config()
-        notes = [
-            NoteInput(
-                type=n["type"], key=n.get("key"), text=n["text"], importance=n["importance"],
+        notes = []
+        for i, (n, (text, audit)) in enumerate(zip(raw_notes, transformed)):
+            extra = {"write_policy_audits": audit} if audit is not None else {}
+            notes.append(NoteInput(
+                type=n["type"], key=n.get("key"), text=text, importance=n["importance"],
                 confidence=n["confidence"], ttl_days=n.get("ttl_days"), source_ref=n.get("source_ref") or {},
-                structured=n.get("structured"), field_path=f"$.notes[{i}]",
-            )
-            for i, n in enumerate(raw_notes)
-        ]
+                structured=n.get("structured"), field_path=f"$.notes[{i}]", decision_extra=extra,
+            ))
         results = ingest_notes(cfg=cfg, ctx=ctx, scope=data["scope"], notes=notes, embedder=build_embedding(cfg))
         return Response({"results": [r.as_dict() for r in results]})
 

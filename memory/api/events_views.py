@@ -62,7 +62,7 @@ class EventIngestResponseSerializer(serializers.Serializer):
 
 
 class EventsIngestView(APIView):
-    @extend_schema(summary="add_event: one extractor call, verbatim evidence for every kept note",
+    @extend_schema(summary="add_event: one extractor call, verbatim evidence for every kept note", operation_id="elf_events_ingest",
                    parameters=CONTEXT_HEADERS, request=EventIngestSerializer,
                    responses={200: EventIngestResponseSerializer, 502: ERROR_RESPONSES[500], **ERROR_RESPONSES})
     def post(self, request):

@@ -60,7 +60,7 @@ def note_to_dict(note, structured: dict | None) -> dict:
 
 class NotesIngestView(APIView):
     @extend_schema(
-        summary="add_note: deterministic ingest (never calls an LLM)",
+        summary="add_note: deterministic ingest (never calls an LLM)", operation_id="elf_notes_ingest",
         parameters=CONTEXT_HEADERS, request=s.IngestNotesSerializer,
         responses={200: s.IngestNotesResponseSerializer, **ERROR_RESPONSES},
     )
@@ -102,7 +102,7 @@ def _encode_cursor(note) -> str:
 
 class NotesListView(APIView):
     @extend_schema(
-        summary="List readable notes (omitted scope excludes agent_private)",
+        summary="List readable notes (omitted scope excludes agent_private)", operation_id="elf_notes_list",
         parameters=CONTEXT_HEADERS + [
             OpenApiParameter("scope", str, enum=["agent_private", "project_shared", "team_shared", "org_shared"]),
             OpenApiParameter("status", str, enum=["active", "deprecated", "deleted"]),
@@ -129,7 +129,7 @@ class NotesListView(APIView):
 
 
 class NoteDetailView(APIView):
-    @extend_schema(summary="Get one readable note", parameters=CONTEXT_HEADERS,
+    @extend_schema(summary="Get one readable note", operation_id="elf_notes_get", parameters=CONTEXT_HEADERS,
                    responses={200: s.NoteOutSerializer, **ERROR_RESPONSES})
     def get(self, request, note_id):
         ctx = context_from_request(request)
@@ -138,7 +138,7 @@ class NoteDetailView(APIView):
             raise NotFound("Note not found.", ["$.note_id"])
         return Response(note_to_dict(note, fields_of([note.note_id]).get(note.note_id)))
 
-    @extend_schema(summary="Update text, importance, confidence or ttl_days of an owned note",
+    @extend_schema(summary="Update text, importance, confidence or ttl_days of an owned note", operation_id="elf_notes_patch",
                    parameters=CONTEXT_HEADERS, request=s.PatchNoteSerializer,
                    responses={200: s.NoteOpResponseSerializer, **ERROR_RESPONSES})
     def patch(self, request, note_id):
@@ -155,7 +155,7 @@ class NoteDetailView(APIView):
         )
         return Response(result)
 
-    @extend_schema(summary="Delete an owned note (soft delete; points removed by the worker)",
+    @extend_schema(summary="Delete an owned note (soft delete; points removed by the worker)", operation_id="elf_notes_delete",
                    parameters=CONTEXT_HEADERS, responses={200: s.NoteOpResponseSerializer, **ERROR_RESPONSES})
     def delete(self, request, note_id):
         ctx = context_from_request(request)

@@ -26,7 +26,9 @@ class RawSearchBodySerializer(SearchBodySerializer):
     record_hits = serializers.BooleanField(required=False, default=False)
 
 
-class IndexItemSerializer(serializers.Serializer):
+class ScoredNoteFields(serializers.Serializer):
+    """The note fields every search result carries."""
+
     note_id = serializers.UUIDField()
     type = serializers.CharField()
     key = serializers.CharField(allow_null=True)
@@ -36,6 +38,9 @@ class IndexItemSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
     expires_at = serializers.DateTimeField(allow_null=True)
     final_score = serializers.FloatField()
+
+
+class IndexItemSerializer(ScoredNoteFields):
     summary = serializers.CharField()
 
 
@@ -77,22 +82,13 @@ class TimelineQuerySerializer(StrictSerializer):
     group_by = serializers.ChoiceField(choices=["day", "none"], required=False, default="day")
 
 
-class RawItemSerializer(serializers.Serializer):
+class RawItemSerializer(ScoredNoteFields):
     result_handle = serializers.UUIDField()
-    note_id = serializers.UUIDField()
     chunk_id = serializers.UUIDField()
     chunk_index = serializers.IntegerField()
     start_offset = serializers.IntegerField()
     end_offset = serializers.IntegerField()
     snippet = serializers.CharField()
-    type = serializers.CharField()
-    key = serializers.CharField(allow_null=True)
-    scope = serializers.CharField()
-    importance = serializers.FloatField()
-    confidence = serializers.FloatField()
-    updated_at = serializers.DateTimeField()
-    expires_at = serializers.DateTimeField(allow_null=True)
-    final_score = serializers.FloatField()
     source_ref = serializers.JSONField()
     explain = serializers.JSONField()
 

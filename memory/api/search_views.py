@@ -64,7 +64,7 @@ def _session_body(session, items) -> dict:
 
 
 class SearchCreateView(APIView):
-    @extend_schema(summary="Search and open a session (compact note index; never records hits)",
+    @extend_schema(summary="Search and open a session (compact note index; never records hits)", operation_id="elf_searches_create",
                    parameters=CONTEXT_HEADERS + READ_PROFILE_HEADER, request=s.SearchBodySerializer,
                    responses={200: s.SearchSessionSerializer, **ERROR_RESPONSES})
     def post(self, request):
@@ -75,7 +75,7 @@ class SearchCreateView(APIView):
 
 
 class SearchSessionView(APIView):
-    @extend_schema(summary="Read a search session (touch extends its TTL)", parameters=CONTEXT_HEADERS + [
+    @extend_schema(summary="Read a search session (touch extends its TTL)", operation_id="elf_searches_get", parameters=CONTEXT_HEADERS + [
         OpenApiParameter("top_k", int), OpenApiParameter("touch", bool)],
         responses={200: s.SearchSessionSerializer, **ERROR_RESPONSES})
     def get(self, request, search_id):
@@ -87,7 +87,7 @@ class SearchSessionView(APIView):
 
 
 class SearchTimelineView(APIView):
-    @extend_schema(summary="A search session's items grouped by day", parameters=CONTEXT_HEADERS + [
+    @extend_schema(summary="A search session's items grouped by day", operation_id="elf_searches_timeline", parameters=CONTEXT_HEADERS + [
         OpenApiParameter("group_by", str, enum=["day", "none"])],
         responses={200: s.TimelineSerializer, **ERROR_RESPONSES})
     def get(self, request, search_id):
@@ -99,7 +99,7 @@ class SearchTimelineView(APIView):
 
 
 class SearchNotesView(APIView):
-    @extend_schema(summary="Full notes for chosen ids of a session (records hits by default)",
+    @extend_schema(summary="Full notes for chosen ids of a session (records hits by default)", operation_id="elf_searches_notes",
                    parameters=CONTEXT_HEADERS, request=s.SessionNotesBodySerializer,
                    responses={200: s.SessionNotesResponseSerializer, **ERROR_RESPONSES})
     def post(self, request, search_id):

@@ -134,21 +134,15 @@ CONTEXT_HEADERS = {"X-ELF-Tenant-Id": "t1", "X-ELF-Project-Id": "p1", "X-ELF-Age
 # --- isolated services: own database, broker db, collection and ports; providers over HTTP -------------
 
 import itertools  # noqa: E402
-import socket  # noqa: E402
 import tomllib  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 
+from elf_infra.qdrant_server.launcher import free_port  # noqa: E402
 from tests.fake_provider_server import FakeProviderServer, FakeResponse, RecordedRequest  # noqa: E402
 from tests.toml_writer import dumps  # noqa: E402
 
 _redis_dbs = itertools.count()
 EMBED_PATH, RERANK_PATH, CHAT_PATH = "/v1/embeddings", "/v1/rerank", "/v1/chat/completions"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def local_model_embeddings(request: RecordedRequest) -> FakeResponse:

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import socket
 import tomllib
 
 import requests
 
-from tests.conftest import REPO, TEST_CONFIG, LiveProcess, entry_point, wait_http
+from tests.conftest import REPO, TEST_CONFIG, free_port, LiveProcess, entry_point, wait_http
 from tests.toml_writer import dumps
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_health_503_names_qdrant(test_stack, tmp_path):
     data = tomllib.loads(TEST_CONFIG.read_text())
-    http_port, admin_port, mcp_port, dead_port = (_free_port() for _ in range(4))
+    http_port, admin_port, mcp_port, dead_port = (free_port() for _ in range(4))
     data["service"].update(
         http_bind=f"127.0.0.1:{http_port}", admin_bind=f"127.0.0.1:{admin_port}", mcp_bind=f"127.0.0.1:{mcp_port}"
     )

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import tomllib
 
 import psycopg
 import redis
 
-from tests.conftest import REPO, entry_point
+from tests.conftest import REPO, free_port, entry_point
 from tests.toml_writer import dumps
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _stack(cfg, action):
@@ -27,7 +20,7 @@ def _stack(cfg, action):
 
 def test_stack_lifecycle(tmp_path):
     data = tomllib.loads((REPO / "elf.toml.example").read_text())
-    pg, rd, qd = _free_port(), _free_port(), _free_port()
+    pg, rd, qd = free_port(), free_port(), free_port()
     dsn = f"postgresql://elf:pw-{pg}@127.0.0.1:{pg}/elf_lifecycle"
     data["storage"]["postgres"]["dsn"] = dsn
     data["storage"]["qdrant"]["url"] = f"http://127.0.0.1:{qd}"

@@ -10,6 +10,7 @@ from rest_framework.views import APIView
 
 from elf_infra.providers.factory import build_embedding
 from elf_project.api.context_view import CONTEXT_HEADERS
+from elf_project.api.validation import validated
 from elf_project.api.schema_docs import ERROR_RESPONSES
 from elf_project.context import context_from_request
 from elf_project.errors import InvalidRequest
@@ -20,7 +21,6 @@ from ..services.events import EventMessage, ingest_event
 from ..services.ingestion_profiles import resolve_profile
 from .english_fields import IDENTIFIER, NATURAL, require_english
 from .note_serializers import SCOPE_ALIASES, NoteResultSerializer
-from .notes_views import _validated
 from .strict import StrictSerializer
 
 MAX_MESSAGES = 100
@@ -67,7 +67,7 @@ class EventsIngestView(APIView):
                    responses={200: EventIngestResponseSerializer, 502: ERROR_RESPONSES[500], **ERROR_RESPONSES})
     def post(self, request):
         ctx = context_from_request(request)
-        data = _validated(EventIngestSerializer, request.data)
+        data = validated(EventIngestSerializer, request.data)
         msgs = data["messages"]
         messages = []
         for i, m in enumerate(msgs):  # write_policy first: nothing else sees excluded or redacted text

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from elf_project.api.context_view import CONTEXT_HEADERS
+from elf_project.api.validation import validated
 from elf_project.api.schema_docs import ERROR_RESPONSES, ErrorBody
 from elf_project.context import context_from_request
 from elf_project.errors import NotFound
@@ -17,7 +18,6 @@ from elf_project.errors import NotFound
 from ..services import ingestion_profiles as svc
 from . import ingestion_profile_serializers as s
 from .english_fields import IDENTIFIER, require_english
-from .notes_views import _validated
 
 PROFILE_ID_PATH = OpenApiParameter("profile_id", str, OpenApiParameter.PATH)
 
@@ -58,7 +58,7 @@ class IngestionProfilesView(APIView):
     )
     def post(self, request):
         ctx = context_from_request(request)
-        data = _validated(s.CreateProfileSerializer, request.data)
+        data = validated(s.CreateProfileSerializer, request.data)
         created_by = data.get("created_by", ctx.agent_id)
         require_english([("$.profile_id", data["profile_id"], IDENTIFIER), ("$.created_by", created_by, IDENTIFIER)])
         row = svc.create_profile(ctx, profile_id=data["profile_id"], version=data.get("version"),
@@ -75,7 +75,7 @@ class IngestionProfileView(APIView):
     )
     def get(self, request, profile_id: str):
         ctx = context_from_request(request)
-        q = _validated(s.ProfileQuerySerializer, request.query_params.dict(), "$.query")
+        q = validated(s.ProfileQuerySerializer, request.query_params.dict(), "$.query")
         row = svc.get_profile(ctx, profile_id, q.get("version"), id_path="$.path.profile_id",
                               version_path="$.query.version")
         return Response(_full(row))
@@ -117,6 +117,6 @@ class IngestionProfileDefaultView(APIView):
     )
     def post(self, request):
         ctx = context_from_request(request)
-        data = _validated(s.SetDefaultSerializer, request.data)
+        data = validated(s.SetDefaultSerializer, request.data)
         default = svc.set_default(ctx, profile_id=data["profile_id"], version=data.get("version"))
         return Response(_default(default))

@@ -16,7 +16,8 @@ from elf_infra.providers.factory import build_embedding
 from elf_project.api.context_view import CONTEXT_HEADERS
 from elf_project.api.schema_docs import ERROR_RESPONSES
 from elf_project.context import context_from_request
-from elf_project.errors import InvalidRequest, NotFound, first_message, jsonpaths
+from elf_project.api.validation import validated
+from elf_project.errors import InvalidRequest, NotFound
 from elf_project.runtime import get_config
 
 from ..domain.write_policy import WritePolicyError, apply_write_policy, parse_write_policy
@@ -26,13 +27,6 @@ from ..services.note_changes import UNSET, delete_note, patch_note
 from ..services.note_fields import fields_of
 from . import note_serializers as s
 from .english_fields import IDENTIFIER, NATURAL, note_fields, require_english
-
-
-def _validated(serializer_cls, data, prefix: str = "$"):
-    ser = serializer_cls(data=data)
-    if not ser.is_valid():
-        raise InvalidRequest(f"Invalid request: {first_message(ser.errors)}", jsonpaths(ser.errors, prefix))
-    return ser.validated_data
 
 
 def _apply_policy(note: dict, index: int) -> tuple[str, dict | None]:
@@ -66,7 +60,7 @@ class NotesIngestView(APIView):
     )
     def post(self, request):
         ctx = context_from_request(request)
-        data = _validated(s.IngestNotesSerializer, request.data)
+        data = validated(s.IngestNotesSerializer, request.data)
         raw_notes = data["notes"]
         # write_policy first: nothing else, the English gate included, sees excluded or redacted text
         transformed = [_apply_policy(n, i) for i, n in enumerate(raw_notes)]
@@ -113,7 +107,7 @@ class NotesListView(APIView):
     )
     def get(self, request):
         ctx = context_from_request(request)
-        q = _validated(s.ListNotesQuerySerializer, request.query_params.dict(), "$.query")
+        q = validated(s.ListNotesQuerySerializer, request.query_params.dict(), "$.query")
         qs = list_notes(ctx, scope=q.get("scope"), status=q["status"], note_type=q.get("type"))
         if q.get("cursor"):
             updated, note_id = _decode_cursor(q["cursor"])
@@ -143,7 +137,7 @@ class NoteDetailView(APIView):
                    responses={200: s.NoteOpResponseSerializer, **ERROR_RESPONSES})
     def patch(self, request, note_id):
         ctx = context_from_request(request)
-        data = _validated(s.PatchNoteSerializer, request.data)
+        data = validated(s.PatchNoteSerializer, request.data)
         if not data:
             raise InvalidRequest("Nothing to update: give text, importance, confidence or ttl_days.", ["$"])
         if "text" in data:

@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from elf_project.api.context_view import CONTEXT_HEADERS
+from elf_project.api.validation import validated
 from elf_project.api.schema_docs import ERROR_RESPONSES
 from elf_project.context import READ_PROFILE, context_from_request
 from elf_project.errors import InvalidRequest
@@ -21,7 +22,7 @@ from ..services import search_sessions as sessions
 from ..services.note_fields import fields_of
 from . import search_serializers as s
 from .english_fields import NATURAL, require_english
-from .notes_views import _validated, note_to_dict
+from .notes_views import note_to_dict
 
 READ_PROFILE_HEADER = [OpenApiParameter(READ_PROFILE, str, OpenApiParameter.HEADER, required=True,
                                         enum=["private_only", "private_plus_project", "all_scopes"])]
@@ -30,7 +31,7 @@ READ_PROFILE_HEADER = [OpenApiParameter(READ_PROFILE, str, OpenApiParameter.HEAD
 def _search(request, serializer_cls, *, record_hits: bool | None):
     """Validate, gate and run one search (record_hits None: from the body); the trace is enqueued best effort."""
     ctx = context_from_request(request, require_read_profile=True)
-    data = _validated(serializer_cls, request.data)
+    data = validated(serializer_cls, request.data)
     require_english([("$.query", data["query"], NATURAL)])
     if not data["query"].strip():
         raise InvalidRequest("query must not be empty.", ["$.query"])
@@ -80,7 +81,7 @@ class SearchSessionView(APIView):
         responses={200: s.SearchSessionSerializer, **ERROR_RESPONSES})
     def get(self, request, search_id):
         ctx = context_from_request(request)
-        q = _validated(s.SessionQuerySerializer, request.query_params.dict(), "$.query")
+        q = validated(s.SessionQuerySerializer, request.query_params.dict(), "$.query")
         session = sessions.get_session(ctx, search_id, touch=q["touch"])
         items = sessions.live_items(ctx, session)
         return Response(_session_body(session, items[: q.get("top_k", len(items))]))
@@ -92,7 +93,7 @@ class SearchTimelineView(APIView):
         responses={200: s.TimelineSerializer, **ERROR_RESPONSES})
     def get(self, request, search_id):
         ctx = context_from_request(request)
-        q = _validated(s.TimelineQuerySerializer, request.query_params.dict(), "$.query")
+        q = validated(s.TimelineQuerySerializer, request.query_params.dict(), "$.query")
         session = sessions.get_session(ctx, search_id, touch=True)
         return Response({"search_id": str(session.search_id), "expires_at": session.expires_at.isoformat(),
                          "groups": sessions.timeline(sessions.live_items(ctx, session), q["group_by"])})
@@ -104,7 +105,7 @@ class SearchNotesView(APIView):
                    responses={200: s.SessionNotesResponseSerializer, **ERROR_RESPONSES})
     def post(self, request, search_id):
         ctx = context_from_request(request)
-        data = _validated(s.SessionNotesBodySerializer, request.data)
+        data = validated(s.SessionNotesBodySerializer, request.data)
         session = sessions.get_session(ctx, search_id, touch=True)
         live = {i["note_id"] for i in sessions.live_items(ctx, session)}
         in_session = {i["note_id"] for i in session.items}

@@ -20,6 +20,7 @@ from elf_project.config.rules import SEARCH_MODES as MODES
 from elf_project.context import RequestContext
 
 from ..domain import ranking, search_filter
+from ..domain.expansion import should_expand_dynamic
 from ..domain.snippets import ChunkText, stitch_snippet
 from ..indexing.index import notes_index
 from ..models import MemoryHit, MemoryNote, MemoryNoteChunk, NoteStatus
@@ -108,8 +109,6 @@ def run_search(*, cfg: ElfConfig, ctx: RequestContext, req: SearchRequest) -> Se
     hits, queries, expansion_info = [], [req.query], {"mode": mode, "expanded": False}
     if mode == "dynamic":
         hits = run([req.query])
-        from ..domain.expansion import should_expand_dynamic
-
         dyn = cfg.search.dynamic
         expand = should_expand_dynamic(candidate_count=len(hits[0].chunk_ids), top1_fusion_score=hits[0].top_score,
                                        min_candidates=dyn.min_candidates, min_top_score=dyn.min_top_score)

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from elf_project.api.context_view import CONTEXT_HEADERS
 from elf_project.api.schema_docs import ERROR_RESPONSES
 from elf_project.context import context_from_request
-from elf_project.errors import InvalidRequest, first_message, jsonpaths
+from elf_project.api.validation import validated
 
 from .. import selectors
 from ..models import SearchTrace
@@ -21,10 +21,7 @@ from . import serializers as s
 
 
 def _query(serializer_cls, request) -> dict:
-    ser = serializer_cls(data=request.query_params.dict())
-    if not ser.is_valid():
-        raise InvalidRequest(f"Invalid request: {first_message(ser.errors)}", jsonpaths(ser.errors, "$.query"))
-    return ser.validated_data
+    return validated(serializer_cls, request.query_params.dict(), "$.query")
 
 
 def _summary(stages: list[selectors.StageView]) -> dict:

@@ -10,6 +10,7 @@ from .errors import InvalidRequest
 from .runtime import get_config
 
 MAX_HEADER_CHARS = 128
+ORG_PROJECT_ID = "__org__"  # reserved: org_shared notes are stored under this project (supplement section 7)
 TENANT, PROJECT, AGENT, READ_PROFILE = (
     "X-ELF-Tenant-Id",
     "X-ELF-Project-Id",
@@ -59,6 +60,8 @@ def context_from_request(request, *, require_read_profile: bool = False) -> Requ
         profiles = get_config().scopes.read_profiles
         if values[READ_PROFILE] not in profiles:
             problems[READ_PROFILE] = "must be one of " + ", ".join(sorted(profiles))
+    if problems[PROJECT] is None and values[PROJECT] == ORG_PROJECT_ID:
+        problems[PROJECT] = f"must not be the reserved project id {ORG_PROJECT_ID}"
     bad = {n: why for n, why in problems.items() if why}
     if bad:
         message = "; ".join(f"{n} {why}" for n, why in bad.items())

@@ -4,6 +4,7 @@ from django.urls import path
 
 from memory.api.events_views import EventsIngestView
 from memory.api.notes_views import NoteDetailView, NotesIngestView, NotesListView
+from memory.api.sharing_views import NotePublishView, NoteUnpublishView, SpaceGrantRevokeView, SpaceGrantsView
 from memory.api.search_views import SearchCreateView, SearchNotesView, SearchSessionView, SearchTimelineView
 
 from .api.context_view import ContextView
@@ -15,6 +16,10 @@ urlpatterns = common_patterns(__name__) + [
     path("v2/events/ingest", EventsIngestView.as_view(), name="events-ingest"),
     path("v2/notes", NotesListView.as_view(), name="notes-list"),
     path("v2/notes/<uuid:note_id>", NoteDetailView.as_view(), name="note-detail"),
+    path("v2/notes/<uuid:note_id>/publish", NotePublishView.as_view(), name="note-publish"),
+    path("v2/notes/<uuid:note_id>/unpublish", NoteUnpublishView.as_view(), name="note-unpublish"),
+    path("v2/spaces/<str:space>/grants", SpaceGrantsView.as_view(), name="space-grants"),
+    path("v2/spaces/<str:space>/grants/revoke", SpaceGrantRevokeView.as_view(), name="space-grants-revoke"),
     path("v2/searches", SearchCreateView.as_view(), name="searches"),
     path("v2/searches/<uuid:search_id>", SearchSessionView.as_view(), name="search-session"),
     path("v2/searches/<uuid:search_id>/timeline", SearchTimelineView.as_view(), name="search-timeline"),

@@ -8,13 +8,16 @@ from django.utils import timezone
 
 from elf_project.context import RequestContext
 
+from .domain.spaces import ORG_PROJECT_ID
 from .models import GranteeKind, MemoryNote, MemorySpaceGrant, NoteStatus, Scope
 
 SHARED_SCOPES = (Scope.PROJECT_SHARED, Scope.ORG_SHARED)
 
 
 def active_grant_for(ctx: RequestContext) -> Exists:
-    """An active grant from the note's owner, for the note's scope, covering the caller (project or agent)."""
+    """An active grant from the note's owner, for the note's scope and home project, covering the caller: a
+    project grant covers every agent of the project (of the tenant, for the org space), an agent grant one
+    agent id."""
     return Exists(
         MemorySpaceGrant.objects.filter(
             tenant_id=OuterRef("tenant_id"),
@@ -26,18 +29,26 @@ def active_grant_for(ctx: RequestContext) -> Exists:
     )
 
 
+def _visible_homes(ctx: RequestContext) -> Q:
+    """Where the caller's notes can live: its project (private and project-shared notes) and the tenant's org
+    space (org-shared notes, stored under the reserved project id)."""
+    return Q(project_id=ctx.project_id, scope__in=[Scope.AGENT_PRIVATE, Scope.PROJECT_SHARED]) | Q(
+        project_id=ORG_PROJECT_ID, scope=Scope.ORG_SHARED
+    )
+
+
 def readable_notes(ctx: RequestContext, *, scopes: tuple[str, ...] | list[str] | None = None) -> QuerySet[MemoryNote]:
-    """Notes of the caller's tenant and project the caller may read: its own notes in any scope, and other
-    agents' shared notes through an active grant. ``scopes`` narrows the scopes considered."""
-    qs = MemoryNote.objects.filter(tenant_id=ctx.tenant_id, project_id=ctx.project_id)
+    """Notes the caller may read: its own notes in any scope, and other agents' shared notes through an active
+    grant from their owner. ``scopes`` narrows the scopes considered. Every read path goes through here."""
+    qs = MemoryNote.objects.filter(tenant_id=ctx.tenant_id).filter(_visible_homes(ctx))
     if scopes is not None:
         qs = qs.filter(scope__in=list(scopes))
     return qs.filter(Q(agent_id=ctx.agent_id) | Q(scope__in=SHARED_SCOPES) & active_grant_for(ctx))
 
 
 def owned_notes(ctx: RequestContext) -> QuerySet[MemoryNote]:
-    """Notes the caller may change: its own."""
-    return MemoryNote.objects.filter(tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id)
+    """Notes the caller may change: its own, in its project or in the org space."""
+    return MemoryNote.objects.filter(tenant_id=ctx.tenant_id, agent_id=ctx.agent_id).filter(_visible_homes(ctx))
 
 
 def not_expired(qs: QuerySet[MemoryNote]) -> QuerySet[MemoryNote]:
@@ -55,3 +66,20 @@ def list_notes(
     if note_type:
         qs = qs.filter(type=note_type)
     return qs.order_by("-updated_at", "-note_id")
+
+
+def note_readers(note: MemoryNote) -> list[tuple[str, str]]:
+    """Who may read ``note`` now, as (who, why) pairs: the owner, and for a shared note every active grant
+    from the owner for the note's scope and home project. The same rule as ``readable_notes``."""
+    where = "tenant " + note.tenant_id if note.project_id == ORG_PROJECT_ID else "project " + note.project_id
+    readers = [(f"agent {note.agent_id}", "owner")]
+    if note.scope not in SHARED_SCOPES:
+        return readers
+    grants = MemorySpaceGrant.objects.filter(
+        tenant_id=note.tenant_id, project_id=note.project_id, scope=note.scope, space_owner_agent_id=note.agent_id,
+        revoked_at__isnull=True,
+    ).order_by("grantee_kind", "grantee_agent_id")
+    for g in grants:
+        who = f"every agent of {where}" if g.grantee_kind == GranteeKind.PROJECT else f"agent {g.grantee_agent_id} of {where}"
+        readers.append((who, f"{g.grantee_kind} grant by {g.granted_by_agent_id} at {g.granted_at:%Y-%m-%d %H:%M}"))
+    return readers

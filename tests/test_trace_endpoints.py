@@ -51,7 +51,23 @@ def world(isolated_services_module):
     other = [make_payload(tenant="t2"), make_payload(project="p2")]
     expired = make_payload(created_at=base, expires_at=timezone.now() - timedelta(minutes=1))
     persist_in(svc, payloads + other + [expired])
+    # Trace rows that name a note are shown only when the caller may read it: make every note the reader's.
+    _own_notes(svc, "reader", payloads + other + [expired])
     return svc, payloads, other, expired
+
+
+def _own_notes(svc, agent: str, payloads: list[dict]) -> None:
+    ids = {i["note_id"] for p in payloads for i in p["items"]}
+    ids |= {r["note_id"] for p in payloads for st in p["stages"] for r in st["items"] if r["note_id"]}
+    ids |= {c["snapshot"]["note_id"] for p in payloads for c in (p.get("candidates") or [])}
+    with psycopg.connect(svc.cfg.storage.postgres.dsn) as conn:
+        for nid in ids:
+            conn.execute(
+                "INSERT INTO memory_notes (note_id, tenant_id, project_id, agent_id, scope, type, text, importance, "
+                "confidence, status, embedding_version, source_ref) VALUES (%s, 't1', 'p1', %s, 'agent_private', "
+                "'fact', 'Fact: a traced note.', 0.5, 0.5, 'active', %s, '{}')",
+                (nid, agent, svc.cfg.embedding_version),
+            )
 
 
 def get(svc, path: str, headers=H, **params) -> requests.Response:
@@ -212,3 +228,19 @@ def test_worker_sweep_persists_a_queued_trace(world) -> None:
         (status,) = conn.execute("SELECT status FROM search_trace_outbox WHERE trace_id = %s",
                                  (payload["trace"]["trace_id"],)).fetchone()
     assert status == "DONE"
+
+
+def test_trace_rows_naming_notes_the_caller_cannot_read_are_hidden(world) -> None:
+    """The same read rule as search and notes: another agent of the project sees the trace, not the notes."""
+    svc, payloads, _, _ = world
+    p = payloads[0]
+    stranger = {**H, "X-ELF-Agent-Id": "stranger"}
+    body = get(svc, f"/v2/admin/traces/{p['trace']['trace_id']}/bundle", headers=stranger, mode="full").json()
+    assert body["trace"]["trace_id"] == p["trace"]["trace_id"]
+    assert body["items"] == [] and not body["candidates"]
+    assert all(row["note_id"] is None for st in body["stages"] for row in st["items"])
+    item_id = p["items"][0]["item_id"]
+    assert get(svc, f"/v2/admin/trace-items/{item_id}", headers=stranger).status_code == 404
+    assert get(svc, f"/v2/admin/trace-items/{item_id}").status_code == 200
+    owner = get(svc, f"/v2/admin/traces/{p['trace']['trace_id']}/bundle", mode="full").json()
+    assert len(owner["items"]) == len(p["items"]) and owner["candidates"]

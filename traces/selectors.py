@@ -2,7 +2,9 @@
 
 Every read starts from ``traces_for(ctx)``: access is decided by tenant_id + project_id only (the agent_id
 of the request need not own the trace), and a trace past its ``expires_at`` is gone even before the
-retention sweep deletes it. A trace of another tenant or project is simply not found.
+retention sweep deletes it. A trace of another tenant or project is simply not found. Within a trace, the
+rows that name a note (items, stage items, candidates) are shown only when the caller may read that note
+now, through the same ``memory.selectors.readable_notes`` every other read path uses.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from django.utils import timezone
 
 from elf_project.context import RequestContext
 from elf_project.errors import NotFound
+
+from memory.models import MemoryNoteChunk
+from memory.selectors import readable_notes
 
 from .models import SearchTrace, SearchTraceCandidate, SearchTraceItem, SearchTraceStage, SearchTraceStageItem
 
@@ -73,34 +78,61 @@ def get_trace(ctx: RequestContext, trace_id: uuid.UUID) -> SearchTrace:
     return trace
 
 
+def _readable(ctx: RequestContext) -> Q:
+    return Q(note_id__in=readable_notes(ctx).values("note_id"))
+
+
 def get_trace_item(ctx: RequestContext, item_id: uuid.UUID) -> SearchTraceItem:
-    item = SearchTraceItem.objects.select_related("trace").filter(item_id=item_id, trace__in=traces_for(ctx)).first()
+    item = (SearchTraceItem.objects.select_related("trace").filter(item_id=item_id, trace__in=traces_for(ctx))
+            .filter(_readable(ctx)).first())
     if item is None:
         raise NotFound("Trace item not found.", ["$.path.item_id"])
     return item
 
 
-def trace_items(trace: SearchTrace) -> list[SearchTraceItem]:
-    return list(SearchTraceItem.objects.filter(trace_id=trace.trace_id).order_by("rank", "item_id"))
+def trace_items(ctx: RequestContext, trace: SearchTrace) -> list[SearchTraceItem]:
+    qs = SearchTraceItem.objects.filter(trace_id=trace.trace_id).filter(_readable(ctx))
+    return list(qs.order_by("rank", "item_id"))
 
 
-def trace_stages(trace: SearchTrace, *, items_limit: int | None) -> list[StageView]:
+def trace_stages(ctx: RequestContext, trace: SearchTrace, *, items_limit: int | None) -> list[StageView]:
     """The stages in order, each with its item count and its first ``items_limit`` items (all when None)."""
     stages = list(SearchTraceStage.objects.filter(trace_id=trace.trace_id).order_by("stage_order", "stage_name"))
     views = []
     for stage in stages:
-        qs = SearchTraceStageItem.objects.filter(stage_id=stage.stage_id).order_by("id")
+        qs = (SearchTraceStageItem.objects.filter(stage_id=stage.stage_id)
+              .filter(Q(note_id__isnull=True) | _readable(ctx)).order_by("id"))
         items = list(qs if items_limit is None else qs[:items_limit])
         count = len(items) if items_limit is None or len(items) < items_limit else qs.count()
         views.append(StageView(stage, count, items))
     return views
 
 
-def trace_candidates(trace: SearchTrace, *, limit: int) -> list[SearchTraceCandidate]:
-    return list(
+def trace_candidates(ctx: RequestContext, trace: SearchTrace, *, limit: int) -> list[SearchTraceCandidate]:
+    """The first ``limit`` captured candidates (index hits before Postgres re-validation), less those whose
+    note the caller cannot read now. A snapshot names its chunk (the search pipeline) or its note."""
+    rows = list(
         SearchTraceCandidate.objects.filter(trace_id=trace.trace_id, expires_at__gt=timezone.now())
         .order_by("rank", "candidate_id")[:limit]
     )
+    readable = readable_notes(ctx)
+    snap = [r.candidate_snapshot for r in rows]
+    chunks = {str(c) for c in MemoryNoteChunk.objects.filter(
+        chunk_id__in=_uuids({str(x.get("chunk_id")) for x in snap}), note__in=readable).values_list("chunk_id", flat=True)}
+    notes = {str(n) for n in readable.filter(
+        note_id__in=_uuids({str(x.get("note_id")) for x in snap})).values_list("note_id", flat=True)}
+    return [r for r in rows
+            if str(r.candidate_snapshot.get("chunk_id")) in chunks or str(r.candidate_snapshot.get("note_id")) in notes]
+
+
+def _uuids(values) -> list[uuid.UUID]:
+    out = []
+    for v in values:
+        try:
+            out.append(uuid.UUID(v))
+        except (TypeError, ValueError):
+            pass
+    return out
 
 
 def item_trajectory(item: SearchTraceItem) -> list[tuple[SearchTraceStage, SearchTraceStageItem]]:

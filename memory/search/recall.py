@@ -12,23 +12,25 @@ from elf_infra.index.notes_collection import hybrid_query
 from elf_project.context import RequestContext
 
 from ..domain.rrf import rrf_fuse
+from ..domain.spaces import home_project
 from ..models import NoteStatus, Scope
 
 PROJECT_CONTEXT_SEPARATOR = "\n\nProject context:\n"
 
 
 def payload_filter(ctx: RequestContext, allowed_scopes: list[str]) -> models.Filter:
-    """tenant, project, status active (best effort: Postgres re-validates), and scopes: agent_private only for
-    the caller, other allowed scopes for anyone (grants are checked in Postgres)."""
+    """tenant, status active (best effort: Postgres re-validates), and per allowed scope its home: the caller's
+    own private notes and the project's shared notes in its project, org-shared notes in the org space.
+    Grants are checked in Postgres (selectors.readable_notes)."""
     match = lambda key, value: models.FieldCondition(key=key, match=models.MatchValue(value=value))  # noqa: E731
     should: list = []
-    if Scope.AGENT_PRIVATE in allowed_scopes:
-        should.append(models.Filter(must=[match("scope", Scope.AGENT_PRIVATE), match("agent_id", ctx.agent_id)]))
-    shared = [s for s in allowed_scopes if s != Scope.AGENT_PRIVATE]
-    if shared:
-        should.append(models.FieldCondition(key="scope", match=models.MatchAny(any=shared)))
+    for scope in allowed_scopes:
+        must = [match("scope", scope), match("project_id", home_project(ctx.project_id, scope))]
+        if scope == Scope.AGENT_PRIVATE:
+            must.append(match("agent_id", ctx.agent_id))
+        should.append(models.Filter(must=must))
     return models.Filter(
-        must=[match("tenant_id", ctx.tenant_id), match("project_id", ctx.project_id), match("status", NoteStatus.ACTIVE)],
+        must=[match("tenant_id", ctx.tenant_id), match("status", NoteStatus.ACTIVE)],
         should=should or [match("scope", "__none__")],
     )
 

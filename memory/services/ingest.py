@@ -9,7 +9,7 @@ LLM), outside any transaction.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -22,6 +22,7 @@ from elf_project.config.rules import MEMORY_TYPES
 from elf_project.context import RequestContext
 
 from ..domain import policy, ttl, update_resolver, write_gate
+from ..domain.spaces import home_project
 from ..indexing.outbox import enqueue
 from ..models import (
     Decision,
@@ -78,6 +79,11 @@ class NoteResult:
         if self.warnings:
             out["warnings"] = self.warnings
         return out
+
+
+def home_context(ctx: RequestContext, scope: str) -> RequestContext:
+    """The context notes of ``scope`` are written under: org_shared notes live in the org space."""
+    return replace(ctx, project_id=home_project(ctx.project_id, scope))
 
 
 def _graph_present(structured: dict | None) -> bool:
@@ -177,6 +183,7 @@ def ingest_notes(
 ) -> list[NoteResult]:
     """Ingest each note on its own (one transaction per note); results are in input order."""
     actor = actor or f"agent:{ctx.agent_id}"
+    ctx = home_context(ctx, scope)
     verdicts = [_gate(cfg, scope, n) for n in notes]
     # Similarity needs a vector only for key-less notes that passed the gate: one embedding call for all.
     to_embed = [i for i, (n, v) in enumerate(zip(notes, verdicts)) if v is None and not n.key]
@@ -203,6 +210,7 @@ def _reject(cfg, ctx, scope, pipeline, note: NoteInput, verdict) -> NoteResult:
 @transaction.atomic
 def reject_note(*, cfg, ctx, scope, pipeline, note: NoteInput, reason_code: str, field_path: str | None) -> NoteResult:
     """Audit a rejected note (WriteGate, evidence binding, limits) with a decision row; nothing else is written."""
+    ctx = home_context(ctx, scope)
     _record_decision(
         ctx, scope, pipeline, note, note_id=None, base=Decision.REJECT, decision=Decision.REJECT, op=NoteOp.REJECTED,
         reason=reason_code, details=_details(cfg, note, None, None, extra={"field_path": field_path}),

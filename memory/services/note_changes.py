@@ -25,7 +25,7 @@ class NoteNotActive(ElfError):
     status, error_code = 409, "NOTE_NOT_ACTIVE"
 
 
-def _owned_for_update(ctx: RequestContext, note_id) -> MemoryNote:
+def owned_for_update(ctx: RequestContext, note_id) -> MemoryNote:
     note = owned_notes(ctx).select_for_update().filter(note_id=note_id).first()
     if note is not None:
         return note
@@ -38,7 +38,7 @@ def _owned_for_update(ctx: RequestContext, note_id) -> MemoryNote:
 def patch_note(*, cfg: ElfConfig, ctx: RequestContext, note_id, text=UNSET, importance=UNSET, confidence=UNSET,
                ttl_days=UNSET, actor: str | None = None) -> dict:
     """Apply the given fields. ttl_days omitted keeps expires_at; <= 0 applies the type's default TTL."""
-    note = _owned_for_update(ctx, note_id)
+    note = owned_for_update(ctx, note_id)
     if note.status != NoteStatus.ACTIVE:
         raise NoteNotActive(f"Note is {note.status}; only active notes can be changed.", ["$.note_id"])
     if text is not UNSET:
@@ -78,7 +78,7 @@ def patch_note(*, cfg: ElfConfig, ctx: RequestContext, note_id, text=UNSET, impo
 @transaction.atomic
 def delete_note(*, cfg: ElfConfig, ctx: RequestContext, note_id, actor: str | None = None) -> dict:
     """Soft delete: status deleted, a version row, an outbox DELETE. Deleting twice is a NONE."""
-    note = _owned_for_update(ctx, note_id)
+    note = owned_for_update(ctx, note_id)
     if note.status == NoteStatus.DELETED:
         return {"note_id": str(note.note_id), "op": NoteOp.NONE}
     prev = note_snapshot(note)

@@ -43,9 +43,9 @@ def _stages(stages: list[selectors.StageView]) -> list[dict]:
     ]
 
 
-def _trace_and_summary(trace: SearchTrace) -> dict:
-    return {"trace": trace, "items": selectors.trace_items(trace),
-            "trajectory_summary": _summary(selectors.trace_stages(trace, items_limit=0))}
+def _trace_and_summary(ctx, trace: SearchTrace) -> dict:
+    return {"trace": trace, "items": selectors.trace_items(ctx, trace),
+            "trajectory_summary": _summary(selectors.trace_stages(ctx, trace, items_limit=0))}
 
 
 class RecentTracesView(APIView):
@@ -85,8 +85,9 @@ class TraceView(APIView):
         parameters=CONTEXT_HEADERS, responses={200: s.TraceResponse, **ERROR_RESPONSES},
     )
     def get(self, request, trace_id: uuid.UUID):
-        trace = selectors.get_trace(context_from_request(request), trace_id)
-        return Response(s.TraceResponse(_trace_and_summary(trace)).data)
+        ctx = context_from_request(request)
+        trace = selectors.get_trace(ctx, trace_id)
+        return Response(s.TraceResponse(_trace_and_summary(ctx, trace)).data)
 
 
 class TraceBundleView(APIView):
@@ -107,14 +108,14 @@ class TraceBundleView(APIView):
         q = _query(s.TraceBundleQuery, request)
         trace = selectors.get_trace(ctx, trace_id)
         mode = q["mode"]
-        stages = selectors.trace_stages(trace, items_limit=q.get("stage_items_limit", s.BUNDLE_STAGE_ITEMS[mode]))
+        stages = selectors.trace_stages(ctx, trace, items_limit=q.get("stage_items_limit", s.BUNDLE_STAGE_ITEMS[mode]))
         candidates_limit = q.get("candidates_limit", s.BUNDLE_CANDIDATES[mode])
         candidates = None
         if candidates_limit > 0:
-            candidates = [c.candidate_snapshot for c in selectors.trace_candidates(trace, limit=candidates_limit)]
+            candidates = [c.candidate_snapshot for c in selectors.trace_candidates(ctx, trace, limit=candidates_limit)]
         return Response(s.TraceBundleResponse({
             "schema": s.TRACE_BUNDLE_SCHEMA, "generated_at": timezone.now(), "trace": trace,
-            "items": selectors.trace_items(trace), "trajectory_summary": _summary(stages) if stages else None,
+            "items": selectors.trace_items(ctx, trace), "trajectory_summary": _summary(stages) if stages else None,
             "stages": _stages(stages), "candidates": candidates,
         }).data)
 
@@ -125,8 +126,9 @@ class TrajectoryView(APIView):
         parameters=CONTEXT_HEADERS, responses={200: s.TrajectoryResponse, **ERROR_RESPONSES},
     )
     def get(self, request, trace_id: uuid.UUID):
-        trace = selectors.get_trace(context_from_request(request), trace_id)
-        stages = selectors.trace_stages(trace, items_limit=None)
+        ctx = context_from_request(request)
+        trace = selectors.get_trace(ctx, trace_id)
+        stages = selectors.trace_stages(ctx, trace, items_limit=None)
         return Response(s.TrajectoryResponse(
             {"trace": trace, "trajectory": _summary(stages), "stages": _stages(stages)}
         ).data)

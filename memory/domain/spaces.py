@@ -1,0 +1,19 @@
+"""Shared spaces (spec v2 section 15, supplement section 7): public space names, their scopes, and where a
+scope's notes live. Pure rules, no I/O."""
+
+from __future__ import annotations
+
+AGENT_PRIVATE, PROJECT_SHARED, ORG_SHARED = "agent_private", "project_shared", "org_shared"
+ORG_PROJECT_ID = "__org__"  # org_shared notes and grants live under this reserved project id
+
+SPACE_SCOPES = {"team_shared": PROJECT_SHARED, "org_shared": ORG_SHARED}  # team_shared: public alias
+SCOPE_SPACES = {scope: space for space, scope in SPACE_SCOPES.items()}
+
+
+def home_project(project_id: str, scope: str) -> str:
+    """The project a note of ``scope`` written from ``project_id`` is stored under."""
+    return ORG_PROJECT_ID if scope == ORG_SHARED else project_id
+
+
+def scope_of_space(space: str) -> str | None:
+    return SPACE_SCOPES.get(space)

@@ -1,0 +1,125 @@
+"""Publishing notes to shared spaces and granting access to them (spec v2 section 15, supplement section 7).
+
+A space is (tenant, home project, scope, owner agent). The owner grants a whole project (every agent of the
+project; every agent of the tenant for the org space) or one agent id. Revoking keeps the row (history).
+Publishing moves one of the owner's notes into a space and makes sure the space's project grant exists;
+unpublishing returns the note to the owner's agent_private scope in the caller's project. The grant is not
+revoked then: it covers the owner's other notes in that space.
+"""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from elf_project.config import ElfConfig
+from elf_project.context import RequestContext
+from elf_project.errors import ElfError, InvalidRequest, ScopeDenied
+
+from ..domain.spaces import AGENT_PRIVATE, SCOPE_SPACES, home_project
+from ..indexing.outbox import enqueue
+from ..models import GranteeKind, MemoryNote, MemorySpaceGrant, NoteStatus, OutboxOp, VersionOp
+from .note_changes import NoteNotActive, owned_for_update
+from .versions import note_snapshot, record_version
+
+
+class NoteKeyConflict(ElfError):
+    status, error_code = 409, "NOTE_KEY_CONFLICT"
+
+
+def space_grants(ctx: RequestContext, scope: str):
+    """The caller's own space for ``scope``: grants it has given (active and revoked)."""
+    return MemorySpaceGrant.objects.filter(
+        tenant_id=ctx.tenant_id, project_id=home_project(ctx.project_id, scope), scope=scope,
+        space_owner_agent_id=ctx.agent_id,
+    )
+
+
+def list_grants(ctx: RequestContext, scope: str, *, include_revoked: bool) -> list[MemorySpaceGrant]:
+    qs = space_grants(ctx, scope)
+    if not include_revoked:
+        qs = qs.filter(revoked_at__isnull=True)
+    return list(qs.order_by("-granted_at", "grant_id"))
+
+
+def _grantee(qs, grantee_kind: str, grantee_agent_id: str | None):
+    return qs.filter(grantee_kind=grantee_kind, grantee_agent_id=grantee_agent_id, revoked_at__isnull=True)
+
+
+@transaction.atomic
+def grant(ctx: RequestContext, scope: str, grantee_kind: str, grantee_agent_id: str | None) -> MemorySpaceGrant:
+    """Idempotent: an existing active grant is returned as is."""
+    qs = space_grants(ctx, scope)
+    existing = _grantee(qs, grantee_kind, grantee_agent_id).first()
+    if existing is not None:
+        return existing
+    try:
+        with transaction.atomic():  # a concurrent grant of the same grantee hits the active-grant unique index
+            return MemorySpaceGrant.objects.create(
+                tenant_id=ctx.tenant_id, project_id=home_project(ctx.project_id, scope), scope=scope,
+                space_owner_agent_id=ctx.agent_id, grantee_kind=grantee_kind, grantee_agent_id=grantee_agent_id,
+                granted_by_agent_id=ctx.agent_id, granted_at=timezone.now(),
+            )
+    except IntegrityError:
+        return _grantee(qs, grantee_kind, grantee_agent_id).get()
+
+
+@transaction.atomic
+def revoke(ctx: RequestContext, scope: str, grantee_kind: str, grantee_agent_id: str | None) -> bool:
+    """True when an active grant was revoked; False when there was none (revoking is idempotent)."""
+    rows = _grantee(space_grants(ctx, scope), grantee_kind, grantee_agent_id).update(
+        revoked_at=timezone.now(), revoked_by_agent_id=ctx.agent_id
+    )
+    return rows > 0
+
+
+def _check_writable(cfg: ElfConfig, scope: str) -> None:
+    if scope not in cfg.scopes.allowed or not cfg.scopes.write_allowed.get(scope, False):
+        raise ScopeDenied(f"Scope {scope} is not allowed for writes by this service's configuration.", ["$.space"])
+
+
+def _move(cfg: ElfConfig, ctx: RequestContext, note: MemoryNote, scope: str, project_id: str, reason: str) -> None:
+    """Move the note to (scope, project), with a version row and an outbox upsert so the index follows."""
+    if note.key:
+        clash = MemoryNote.objects.filter(
+            tenant_id=note.tenant_id, project_id=project_id, agent_id=note.agent_id, scope=scope, type=note.type,
+            key=note.key, status=NoteStatus.ACTIVE,
+        ).exclude(note_id=note.note_id)
+        if clash.exists():
+            raise NoteKeyConflict(
+                f"You already have an active {note.type} note with key {note.key!r} in {scope}; "
+                "update or delete it first.", ["$.note_id"],
+            )
+    prev = note_snapshot(note)
+    note.scope, note.project_id, note.updated_at = scope, project_id, timezone.now()
+    note.save(update_fields=["scope", "project_id", "updated_at"])
+    # The version op CHECK has ADD/UPDATE/DEPRECATE/DELETE only: a publish is an UPDATE whose reason says so.
+    record_version(note_id=note.note_id, op=VersionOp.UPDATE, prev=prev, new=note_snapshot(note), reason=reason,
+                   actor=f"agent:{ctx.agent_id}")
+    enqueue(note_id=note.note_id, op=OutboxOp.UPSERT, embedding_version=cfg.embedding_version)
+
+
+@transaction.atomic
+def publish(cfg: ElfConfig, ctx: RequestContext, note_id, scope: str) -> MemoryNote:
+    """Move one of the caller's active notes into the ``scope`` space and ensure the space's project grant."""
+    _check_writable(cfg, scope)
+    note = owned_for_update(ctx, note_id)
+    if note.status != NoteStatus.ACTIVE:
+        raise NoteNotActive(f"Note is {note.status}; only active notes can be published.", ["$.note_id"])
+    target_project = home_project(ctx.project_id, scope)
+    if (note.scope, note.project_id) != (scope, target_project):
+        _move(cfg, ctx, note, scope, target_project, f"publish:{SCOPE_SPACES[scope]}")
+    grant(ctx, scope, GranteeKind.PROJECT, None)
+    return note
+
+
+@transaction.atomic
+def unpublish(cfg: ElfConfig, ctx: RequestContext, note_id, scope: str) -> MemoryNote:
+    """Return one of the caller's notes from the ``scope`` space to agent_private in the caller's project."""
+    note = owned_for_update(ctx, note_id)
+    if note.scope != scope:
+        raise InvalidRequest(f"The note is in {note.scope}, not in {SCOPE_SPACES[scope]}.", ["$.space"])
+    if note.status != NoteStatus.ACTIVE:
+        raise NoteNotActive(f"Note is {note.status}; only active notes can be unpublished.", ["$.note_id"])
+    _move(cfg, ctx, note, AGENT_PRIVATE, ctx.project_id, f"unpublish:{SCOPE_SPACES[scope]}")
+    return note

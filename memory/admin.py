@@ -8,7 +8,8 @@ from django.contrib import admin, messages
 from django.utils.html import format_html, format_html_join
 
 from memory.indexing.outbox import retry_now
-from memory.models import IndexingOutbox, MemoryIngestDecision, MemoryNote, MemoryNoteVersion
+from memory.models import IndexingOutbox, MemoryIngestDecision, MemoryNote, MemoryNoteVersion, MemorySpaceGrant
+from memory.selectors import note_readers
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -42,7 +43,11 @@ class MemoryNoteAdmin(ReadOnlyAdmin):
     list_filter = ("tenant_id", "project_id", "agent_id", "scope", "type", "status")
     search_fields = ("text", "key", "note_id__exact")
     ordering = ("-updated_at",)
-    readonly_fields = ("versions", "ingest_decisions")
+    readonly_fields = ("who_can_read", "versions", "ingest_decisions")
+
+    @admin.display(description="who can read this note (owner and active grants)")
+    def who_can_read(self, obj):
+        return _table(("who", "through"), note_readers(obj))
 
     @admin.display(description="versions (newest first)")
     def versions(self, obj):
@@ -67,6 +72,35 @@ class MemoryNoteAdmin(ReadOnlyAdmin):
                 for d in rows
             ),
         )
+
+
+class GrantStateFilter(admin.SimpleListFilter):
+    title, parameter_name = "state", "state"
+
+    def lookups(self, request, model_admin):
+        return (("active", "active"), ("revoked", "revoked"))
+
+    def queryset(self, request, queryset):
+        if self.value() == "active":
+            return queryset.filter(revoked_at__isnull=True)
+        if self.value() == "revoked":
+            return queryset.filter(revoked_at__isnull=False)
+        return queryset
+
+
+@admin.register(MemorySpaceGrant)
+class MemorySpaceGrantAdmin(ReadOnlyAdmin):
+    """Grants are given and revoked through the API (POST /v2/spaces/{space}/grants[/revoke]); history is kept."""
+
+    list_display = ("tenant_id", "project_id", "scope", "space_owner_agent_id", "grantee_kind", "grantee_agent_id",
+                    "granted_by_agent_id", "granted_at", "state", "revoked_by_agent_id", "revoked_at")
+    list_filter = (GrantStateFilter, "scope", "grantee_kind", "tenant_id", "project_id")
+    search_fields = ("space_owner_agent_id", "grantee_agent_id", "project_id")
+    ordering = ("-granted_at",)
+
+    @admin.display(description="state")
+    def state(self, obj):
+        return "revoked" if obj.revoked_at else "active"
 
 
 @admin.register(IndexingOutbox)

@@ -1,22 +1,28 @@
-"""Request context from the X-ELF-* headers (spec v2 section 15 header rules)."""
+"""Request context from the X-ELF-* headers (spec v2 section 15 header rules), or from the request's API key.
+
+With ``security.auth_mode = "static_keys"`` the matched key (elf_project.auth) fixes tenant, project and agent
+(and the read profile when the key names one): a context header may repeat the key's value but never differ.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memory.domain.english_gate import passes_identifier_gate
-
+from .auth import Forbidden, matched_key
+from .config.identifiers import MAX_IDENTIFIER_CHARS, ORG_PROJECT_ID, identifier_problem
+from .config.schema import AuthKeyConfig
 from .errors import InvalidRequest
 from .runtime import get_config
 
-MAX_HEADER_CHARS = 128
-ORG_PROJECT_ID = "__org__"  # reserved: org_shared notes are stored under this project (supplement section 7)
+MAX_HEADER_CHARS = MAX_IDENTIFIER_CHARS
 TENANT, PROJECT, AGENT, READ_PROFILE = (
     "X-ELF-Tenant-Id",
     "X-ELF-Project-Id",
     "X-ELF-Agent-Id",
     "X-ELF-Read-Profile",
 )
+# The same identifier rule applies to API key ids in elf.toml (elf_project.config.rules).
+header_problem = identifier_problem
 
 
 @dataclass(frozen=True)
@@ -25,19 +31,6 @@ class RequestContext:
     project_id: str
     agent_id: str
     read_profile: str | None
-
-
-def header_problem(value: str | None) -> str | None:
-    """Why a context header value is unacceptable, or None when it is fine."""
-    if value is None:
-        return "is required"
-    if not value.strip():
-        return "must be non-empty"
-    if len(value) > MAX_HEADER_CHARS:
-        return f"must be at most {MAX_HEADER_CHARS} characters"
-    if not passes_identifier_gate(value):
-        return "must be an English identifier (Latin script, no control or zero-width characters)"
-    return None
 
 
 def _header(request, name: str) -> str | None:
@@ -51,24 +44,50 @@ def _header(request, name: str) -> str | None:
         return "\x00"  # fails the identifier gate: not valid UTF-8
 
 
-def context_from_request(request, *, require_read_profile: bool = False) -> RequestContext:
-    """Validate the context headers; every bad header is reported at once as ``$.headers.<Name>``."""
-    names = [TENANT, PROJECT, AGENT] + ([READ_PROFILE] if require_read_profile else [])
-    values = {n: _header(request, n) for n in names}
-    problems = {n: header_problem(v) for n, v in values.items()}
-    if require_read_profile and problems[READ_PROFILE] is None:
+def _raise_if_bad(values: dict[str, str | None], problems: dict[str, str | None]) -> None:
+    if problems.get(PROJECT) is None and values.get(PROJECT) == ORG_PROJECT_ID:
+        problems[PROJECT] = f"must not be the reserved project id {ORG_PROJECT_ID}"
+    if problems.get(READ_PROFILE) is None and READ_PROFILE in values:
         profiles = get_config().scopes.read_profiles
         if values[READ_PROFILE] not in profiles:
             problems[READ_PROFILE] = "must be one of " + ", ".join(sorted(profiles))
-    if problems[PROJECT] is None and values[PROJECT] == ORG_PROJECT_ID:
-        problems[PROJECT] = f"must not be the reserved project id {ORG_PROJECT_ID}"
     bad = {n: why for n, why in problems.items() if why}
     if bad:
         message = "; ".join(f"{n} {why}" for n, why in bad.items())
         raise InvalidRequest(f"Invalid context headers: {message}.", [f"$.headers.{n}" for n in bad])
+
+
+def context_from_request(request, *, require_read_profile: bool = False) -> RequestContext:
+    """Validate the context headers; every bad header is reported at once as ``$.headers.<Name>``."""
+    key = matched_key(request)
+    if key is not None:
+        return _context_from_key(request, key, require_read_profile=require_read_profile)
+    names = [TENANT, PROJECT, AGENT] + ([READ_PROFILE] if require_read_profile else [])
+    values = {n: _header(request, n) for n in names}
+    _raise_if_bad(values, {n: header_problem(v) for n, v in values.items()})
     return RequestContext(
         tenant_id=values[TENANT],
         project_id=values[PROJECT],
         agent_id=values[AGENT],
         read_profile=values.get(READ_PROFILE),
+    )
+
+
+def _context_from_key(request, key: AuthKeyConfig, *, require_read_profile: bool) -> RequestContext:
+    bound = {TENANT: key.tenant_id, PROJECT: key.project_id, AGENT: key.agent_id}
+    if key.read_profile is not None:
+        bound[READ_PROFILE] = key.read_profile
+    present = {n: _header(request, n) for n in bound}
+    conflicts = [n for n, v in present.items() if v is not None and v != bound[n]]
+    if conflicts:
+        raise Forbidden(
+            f"{', '.join(conflicts)} differ{'s' if len(conflicts) == 1 else ''} from the context of this API key.",
+            [f"$.headers.{n}" for n in conflicts],
+        )
+    read_profile = key.read_profile
+    if read_profile is None and require_read_profile:
+        read_profile = _header(request, READ_PROFILE)
+        _raise_if_bad({READ_PROFILE: read_profile}, {READ_PROFILE: header_problem(read_profile)})
+    return RequestContext(
+        tenant_id=key.tenant_id, project_id=key.project_id, agent_id=key.agent_id, read_profile=read_profile
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions as drf_exc
 from rest_framework.response import Response
@@ -45,6 +47,22 @@ class NotFound(ElfError):
     status, error_code = 404, "NOT_FOUND"
 
 
+class PayloadTooLarge(ElfError):
+    status, error_code = 413, "PAYLOAD_TOO_LARGE"
+
+    def __init__(self, size: int | None, limit: int):
+        told = f"{size} bytes" if size is not None else f"more than {limit} bytes"
+        super().__init__(f"Request body is {told}; the limit for this endpoint is {limit} bytes.", ["$"])
+
+
+def _data_too_big(request) -> PayloadTooLarge:
+    """Django's own cap (settings.DATA_UPLOAD_MAX_MEMORY_SIZE) as the same 413 as elf_project.body_limits."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    raw = str(getattr(request, "META", {}).get("CONTENT_LENGTH") or "")
+    size = int(raw) if raw.isdigit() and int(raw) > limit else None
+    return PayloadTooLarge(size, limit)
+
+
 def error_body(error_code: str, message: str, fields: list[str] | None = None) -> dict[str, Any]:
     return {"error_code": error_code, "message": message, "fields": fields or []}
 
@@ -83,6 +101,8 @@ def first_message(detail: Any) -> str:
 
 
 def exception_handler(exc: Exception, context: dict) -> Response:
+    if isinstance(exc, RequestDataTooBig):
+        exc = _data_too_big(context.get("request"))
     if isinstance(exc, ElfError):
         return Response(error_body(exc.error_code, exc.message, exc.fields), status=exc.status)
     if isinstance(exc, drf_exc.ValidationError):
@@ -99,7 +119,7 @@ def exception_handler(exc: Exception, context: dict) -> Response:
     if isinstance(exc, drf_exc.MethodNotAllowed):
         return Response(error_body("METHOD_NOT_ALLOWED", str(exc.detail), []), status=405)
     if isinstance(exc, (drf_exc.NotAuthenticated, drf_exc.AuthenticationFailed)):
-        return Response(error_body("UNAUTHORIZED", str(exc.detail), ["$.headers.Authorization"]), status=401)
+        return Response(error_body("UNAUTHENTICATED", str(exc.detail), ["$.headers.Authorization"]), status=401)
     if isinstance(exc, drf_exc.PermissionDenied):
         return Response(error_body("FORBIDDEN", str(exc.detail), []), status=403)
     if isinstance(exc, drf_exc.APIException):
@@ -118,4 +138,7 @@ def json_500(request) -> JsonResponse:
 
 
 def json_400(request, exception=None) -> JsonResponse:
+    if isinstance(exception, RequestDataTooBig):
+        exc = _data_too_big(request)
+        return JsonResponse(error_body(exc.error_code, exc.message, exc.fields), status=exc.status)
     return JsonResponse(error_body("INVALID_REQUEST", "Bad request.", []), status=400)

@@ -35,6 +35,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "elf_project.listener.ListenerRoutingMiddleware",
+    # Static API keys (security.auth_mode), then the body caps: an unauthenticated body is never read.
+    "elf_project.auth.AuthMiddleware",
+    "elf_project.body_limits.BodyLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -43,6 +46,11 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
 ]
+
+# Django's own cap on a read body must not undercut the largest endpoint limit (elf_project.body_limits).
+from .body_limits import DOCS_MAX_BODY_BYTES  # noqa: E402
+
+DATA_UPLOAD_MAX_MEMORY_SIZE = DOCS_MAX_BODY_BYTES
 
 # The listener middleware picks the public or admin urlconf per request; this one answers nothing.
 ROOT_URLCONF = "elf_project.urls_none"

@@ -161,3 +161,92 @@ def test_example_loads_and_is_frozen():
     with pytest.raises(Exception):
         cfg.memory.top_k = 3  # type: ignore[misc]
     assert os.path.isabs(cfg.resolve_path(cfg.stack.data_dir))
+
+
+# --- [security] auth_mode and [[security.auth_keys]] ------------------------------------------------------------
+
+SECRET = "s3cret-token-value-0123456789"
+
+
+def _key(**kw) -> dict:
+    return {"token_id": "k1", "token": SECRET, "tenant_id": "t1", "project_id": "p1", "agent_id": "a1",
+            "role": "user", **kw}
+
+
+def _with_auth(mode, keys) -> dict:
+    data = copy.deepcopy(EXAMPLE)
+    if mode is not None:
+        data["security"]["auth_mode"] = mode
+    if keys is not None:
+        data["security"]["auth_keys"] = keys
+    return data
+
+
+# (case, auth_mode, auth_keys, text the error must contain)
+AUTH_RULES = [
+    ("unknown mode", "oauth", None, "security.auth_mode must be one of off, static_keys"),
+    ("static_keys needs keys", "static_keys", None, "security.auth_keys must list at least one key"),
+    ("static_keys with empty list", "static_keys", [], "security.auth_keys must list at least one key"),
+    ("duplicate token", "static_keys", [_key(), _key(token_id="k2")],
+     "security.auth_keys[1].token (token_id 'k2') duplicates the token of security.auth_keys[0] (token_id 'k1')"),
+    ("duplicate token_id", "static_keys", [_key(), _key(token="another-token-value-123")],
+     "security.auth_keys[1].token_id 'k1' duplicates security.auth_keys[0].token_id"),
+    ("short token", "static_keys", [_key(token="short-15-chars!")],
+     "security.auth_keys[0].token (token_id 'k1') must be at least 16 characters"),
+    ("token with a space", "static_keys", [_key(token="has a space in the token")],
+     "security.auth_keys[0].token (token_id 'k1') must contain only visible ASCII characters"),
+    ("empty token_id", "static_keys", [_key(token_id=" ")], "security.auth_keys[0].token_id must be non-empty"),
+    ("bad read_profile", "static_keys", [_key(read_profile="everything")],
+     "security.auth_keys[0].read_profile must be one of all_scopes, private_only, private_plus_project"),
+    ("role and admin disagree", "static_keys", [_key(role="admin", admin=False)],
+     "security.auth_keys[0] sets both role and admin, and they disagree; set exactly one"),
+    ("role and admin both set", "static_keys", [_key(role="admin", admin=True)],
+     "security.auth_keys[0] sets both role and admin; set exactly one"),
+    ("neither role nor admin", "static_keys", [{k: v for k, v in _key().items() if k != "role"}],
+     "security.auth_keys[0].role is required"),
+    ("unknown role", "static_keys", [_key(role="root")], "security.auth_keys[0].role must be one of user, admin"),
+    ("admin must be a bool", "static_keys", [{**_key(role=None), "admin": "yes"}],
+     "security.auth_keys[0].admin must be a boolean"),
+    ("tenant id gate", "static_keys", [_key(tenant_id="tenant\u200b")],
+     "security.auth_keys[0].tenant_id must be an English identifier"),
+    ("agent id length", "static_keys", [_key(agent_id="a" * 129)],
+     "security.auth_keys[0].agent_id must be at most 128 characters"),
+    ("reserved project", "static_keys", [_key(project_id="__org__")],
+     "security.auth_keys[0].project_id must not be the reserved project id __org__"),
+    ("unknown key field", "static_keys", [_key(scopes=["agent_private"])],
+     "security.auth_keys[0].scopes is not a known key"),
+    ("missing tenant", "static_keys", [{k: v for k, v in _key().items() if k != "tenant_id"}],
+     "security.auth_keys[0].tenant_id is required"),
+]
+
+
+@pytest.mark.parametrize("case,mode,keys,expected", AUTH_RULES, ids=[r[0] for r in AUTH_RULES])
+def test_auth_key_rules(tmp_path, case, mode, keys, expected):
+    if keys:
+        keys = [{k: v for k, v in key.items() if v is not None} for key in keys]
+    with pytest.raises(ConfigError) as err:
+        load_config(_write(tmp_path, _with_auth(mode, keys)))
+    assert expected in str(err.value)
+    assert SECRET not in str(err.value) and SECRET not in repr(err.value.problems)
+
+
+def test_auth_mode_off_when_omitted_and_keys_load_without_their_token_in_repr(tmp_path):
+    assert load_config(_write(tmp_path, EXAMPLE)).security.static_keys is False
+    keys = [_key(), _key(token_id="k2", token="admin-token-value-0123", role=None, admin=True),
+            _key(token_id="k3", token="third-token-value-0123", read_profile="private_only")]
+    cfg = load_config(_write(tmp_path, _with_auth("static_keys", [{k: v for k, v in key.items() if v is not None}
+                                                                   for key in keys])))
+    assert cfg.security.static_keys
+    assert [(k.token_id, k.is_admin, k.read_profile) for k in cfg.security.auth_keys] == [
+        ("k1", False, None), ("k2", True, None), ("k3", False, "private_only")]
+    assert cfg.security.auth_keys[0].token == SECRET
+    assert SECRET not in repr(cfg) and SECRET not in str(cfg.security)
+
+
+def test_entry_point_reports_bad_keys_without_their_tokens(tmp_path):
+    data = _with_auth("static_keys", [_key(), _key(token_id="k2", read_profile="everything")])
+    result = _run("elf-api", _write(tmp_path, data))
+    assert result.returncode == 2
+    assert "security.auth_keys[1].token (token_id 'k2') duplicates" in result.stderr
+    assert "security.auth_keys[1].read_profile must be one of" in result.stderr
+    assert SECRET not in result.stderr + result.stdout

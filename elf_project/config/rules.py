@@ -5,7 +5,8 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
-from .schema import ElfConfig
+from .identifiers import ORG_PROJECT_ID, identifier_problem
+from .schema import AuthKeyConfig, ElfConfig
 
 MEMORY_TYPES = ("preference", "constraint", "decision", "profile", "fact", "plan")
 KNOWN_SCOPES = ("agent_private", "project_shared", "org_shared")
@@ -13,6 +14,9 @@ READ_PROFILES = ("private_only", "private_plus_project", "all_scopes")
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 EXPANSION_MODES = ("off", "always", "dynamic")
 SEARCH_MODES = ("quick_find", "planned_search")
+AUTH_MODES = ("off", "static_keys")
+AUTH_ROLES = ("user", "admin")
+MIN_TOKEN_CHARS = 16
 LOCAL_PROVIDER = "local"
 LOCAL_EMBEDDING_DIM = 384
 # The local MiniLM reads at most this many tokens (elf_infra.providers.local_embedder.MAX_TOKENS).
@@ -57,6 +61,7 @@ def check_rules(cfg: ElfConfig) -> list[str]:
     _search(cfg, p)
     _lifecycle(cfg, p)
     _security(cfg, p)
+    _auth_keys(cfg, p)
     _context(cfg, p)
     _mcp(cfg, p)
     if not cfg.stack.data_dir.strip():
@@ -242,6 +247,58 @@ def _security(cfg: ElfConfig, p: list[str]) -> None:
         p.append("security.evidence_max_quotes must be at least security.evidence_min_quotes")
     if s.evidence_max_quote_chars <= 0:
         p.append("security.evidence_max_quote_chars must be greater than zero")
+
+
+def _auth_keys(cfg: ElfConfig, p: list[str]) -> None:
+    """Error messages name a key by its index and token_id, never by its token."""
+    s = cfg.security
+    if s.auth_mode is not None and s.auth_mode not in AUTH_MODES:
+        p.append(f"security.auth_mode must be one of {', '.join(AUTH_MODES)}")
+    keys = s.auth_keys or []
+    if s.static_keys and not keys:
+        p.append('security.auth_keys must list at least one key when security.auth_mode = "static_keys"')
+    first_id: dict[str, int] = {}
+    first_token: dict[str, int] = {}
+    for i, key in enumerate(keys):
+        at = f"security.auth_keys[{i}]"
+        _auth_key(cfg, key, at, p)
+        if key.token_id in first_id:
+            j = first_id[key.token_id]
+            p.append(f"{at}.token_id {key.token_id!r} duplicates security.auth_keys[{j}].token_id")
+        first_id.setdefault(key.token_id, i)
+        if key.token in first_token:
+            j = first_token[key.token]
+            p.append(f"{at}.token (token_id {key.token_id!r}) duplicates the token of security.auth_keys[{j}] "
+                     f"(token_id {keys[j].token_id!r}); every key needs its own token")
+        first_token.setdefault(key.token, i)
+
+
+def _auth_key(cfg: ElfConfig, key: AuthKeyConfig, at: str, p: list[str]) -> None:
+    if not key.token_id.strip():
+        p.append(f"{at}.token_id must be non-empty")
+    named = f"{at}.token (token_id {key.token_id!r})"
+    if len(key.token) < MIN_TOKEN_CHARS:
+        p.append(f"{named} must be at least {MIN_TOKEN_CHARS} characters")
+    if not all("!" <= ch <= "~" for ch in key.token):
+        # What a client can send after "Bearer " in a header: visible ASCII, no spaces.
+        p.append(f"{named} must contain only visible ASCII characters (no spaces)")
+    for name in ("tenant_id", "project_id", "agent_id"):
+        why = identifier_problem(getattr(key, name))
+        if why:
+            p.append(f"{at}.{name} {why}")
+    if key.project_id == ORG_PROJECT_ID:
+        p.append(f"{at}.project_id must not be the reserved project id {ORG_PROJECT_ID}")
+    profiles = cfg.scopes.read_profiles
+    if key.read_profile is not None and key.read_profile not in profiles:
+        p.append(f"{at}.read_profile must be one of {', '.join(sorted(profiles))}")
+    if key.role is not None and key.admin is not None:
+        agree = (key.role == "admin") == key.admin
+        p.append(f"{at} sets both role and admin{'' if agree else ', and they disagree'}; set exactly one "
+                 '(admin = true|false is the older spelling of role = "admin"|"user")')
+    elif key.role is None and key.admin is None:
+        p.append(f'{at}.role is required: role = "user" or role = "admin" (or the older admin = true|false)')
+    if key.role is not None and key.role not in AUTH_ROLES:
+        p.append(f"{at}.role must be one of {', '.join(AUTH_ROLES)}")
 
 
 def _context(cfg: ElfConfig, p: list[str]) -> None:

@@ -3,12 +3,12 @@
 Each dataclass is one TOML table; field names are the TOML keys. A field typed ``Optional[...]`` (or whose
 dataclass is optional in its parent) may be omitted from the file; every other field is required. There are
 no defaults for spec fields: the loader fills nothing in, except the spec's own documented default for
-``mcp.read_profile``.
+``mcp.read_profile`` and ``security.auth_mode`` (omitted means "off").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 
@@ -57,7 +57,7 @@ class WorkerConfig:
 class EmbeddingProviderConfig:
     provider_id: str
     api_base: str
-    api_key: str
+    api_key: str = field(repr=False)
     path: str
     model: str
     dimensions: int
@@ -69,7 +69,7 @@ class EmbeddingProviderConfig:
 class RerankProviderConfig:
     provider_id: str
     api_base: str
-    api_key: str
+    api_key: str = field(repr=False)
     path: str
     model: str
     timeout_ms: int
@@ -80,7 +80,7 @@ class RerankProviderConfig:
 class ExtractorProviderConfig:
     provider_id: str
     api_base: str
-    api_key: str
+    api_key: str = field(repr=False)
     path: str
     model: str
     temperature: float
@@ -189,6 +189,28 @@ class LifecycleConfig:
 
 
 @dataclass(frozen=True)
+class AuthKeyConfig:
+    """One ``[[security.auth_keys]]`` entry: a bearer token bound to one tenant/project/agent context.
+
+    ``admin = true|false`` is the spec's spelling (section 14), ``role = "user"|"admin"`` ours; a key sets
+    exactly one of them. The token is left out of repr so it never reaches a log or an error message.
+    """
+
+    token_id: str
+    token: str = field(repr=False)
+    tenant_id: str
+    project_id: str
+    agent_id: str
+    read_profile: Optional[str]
+    role: Optional[str]
+    admin: Optional[bool]
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role == "admin" if self.role is not None else bool(self.admin)
+
+
+@dataclass(frozen=True)
 class SecurityConfig:
     bind_localhost_only: bool
     reject_non_english: bool
@@ -196,6 +218,13 @@ class SecurityConfig:
     evidence_min_quotes: int
     evidence_max_quotes: int
     evidence_max_quote_chars: int
+    # Not in the spec's template (sections 14-15 name them): omitted auth_mode means "off".
+    auth_mode: Optional[str]
+    auth_keys: Optional[list[AuthKeyConfig]]
+
+    @property
+    def static_keys(self) -> bool:
+        return self.auth_mode == "static_keys"
 
 
 @dataclass(frozen=True)
@@ -211,6 +240,9 @@ class McpConfig:
     project_id: str
     agent_id: str
     read_profile: Optional[str]
+    # Not in the spec: with security.auth_mode = "static_keys", the token_id of the security.auth_keys entry
+    # whose token elf-mcp sends as `Authorization: Bearer <token>`.
+    auth_token_id: Optional[str]
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
             "graceful_timeout": 10,
             "loglevel": svc.log_level.lower(),
             "accesslog": "-",
+            # No %(u)s (a Basic user name) and no headers: credentials never reach the log.
+            "access_log_format": '%(h)s "%(r)s" %(s)s %(b)s %(M)sms',
             "preload_app": True,
             "proc_name": "elf-api",
             "control_socket_disable": True,  # no runtime control socket in $HOME: stop with SIGTERM

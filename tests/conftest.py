@@ -271,3 +271,49 @@ def isolated_services_module(test_stack, pg_admin_dsn, tmp_path_factory):
     factory = ServiceFactory(pg_admin_dsn, tmp_path_factory.mktemp("iso"))
     yield factory
     factory.cleanup()
+
+
+# --- elf-mcp: a real process on a config generated from the test config -----------------------------------
+
+
+def write_mcp_config(path: Path, mutate=None) -> Path:
+    """tests/elf.test.toml with elf-mcp on a free port and the stack's data_dir made absolute, then ``mutate``d."""
+    data = tomllib.loads(TEST_CONFIG.read_text())
+    data["stack"]["data_dir"] = str(REPO / "var" / "test-stack")
+    data["service"]["mcp_bind"] = f"127.0.0.1:{free_port()}"
+    if mutate:
+        mutate(data)
+    path.write_text(dumps(data))
+    return path
+
+
+def start_elf_mcp(config_path: Path, log_path: Path) -> tuple[LiveProcess, str]:
+    """Start ``elf-mcp -c config_path``; returns the process and its MCP endpoint URL once /health answers."""
+    data = tomllib.loads(config_path.read_text())
+    base = f"http://{data['service']['mcp_bind']}"
+    proc = LiveProcess([entry_point("elf-mcp"), "-c", str(config_path)], log_path)
+    try:
+        wait_http(base + "/health", 60, proc.proc)
+    except AssertionError:
+        proc.stop()
+        raise AssertionError(proc.output()[-4000:]) from None
+    return proc, base + "/mcp"
+
+
+def mcp_session(url: str, steps):
+    """``await steps(session)`` in an initialized session of the official MCP client (Streamable HTTP)."""
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def run():
+        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await steps(session)
+
+    return anyio.run(run)
+
+
+def mcp_call(url: str, tool: str, arguments: dict | None = None):
+    """One tool call in its own MCP session; returns the CallToolResult."""
+    return mcp_session(url, lambda session: session.call_tool(tool, arguments or {}))

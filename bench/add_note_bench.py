@@ -19,6 +19,7 @@ from pathlib import Path
 
 import requests
 
+from bench.stats import percentile
 from elf_project.config import load_config
 
 LOCOMO = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks" / "locomo" / "locomo10.json"
@@ -57,6 +58,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--batch", type=int, default=50, help="notes per batched request")
     ap.add_argument("--agents", type=int, default=10, help="agents to spread the notes over")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds to wait for indexing")
+    ap.add_argument("--probes", type=int, default=20,
+                    help="single notes timed from the ingest request to their first appearance in a search")
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
     base = f"http://{cfg.service.http_bind}"
@@ -105,4 +108,25 @@ def main(argv: list[str]) -> int:
     searchable = time.perf_counter()
     print(f"searchable in qdrant: {count}/{expected} notes' points; {searchable - started:.1f} s from first ingest "
           f"({searchable - ingest_done:.1f} s after the last ingest returned)")
+    if args.probes and count >= expected:
+        lat = [_time_to_searchable(session, base, tenant, f"Probe {i} of run {tenant}: the zinc kite flies at dawn.")
+               for i in range(args.probes)]
+        print(f"ingest-to-searchable (one note, idle queue, n={len(lat)}): p50={percentile(lat, 50) * 1000:.0f} ms "
+              f"p95={percentile(lat, 95) * 1000:.0f} ms max={max(lat) * 1000:.0f} ms")
     return 0 if count >= expected else 1
+
+
+def _time_to_searchable(session, base: str, tenant: str, text: str, timeout: float = 60) -> float:
+    """Seconds from sending add_note for ``text`` until a quick_find search for it returns the note."""
+    headers = {"X-ELF-Tenant-Id": tenant, "X-ELF-Project-Id": "bench", "X-ELF-Agent-Id": "probe",
+               "X-ELF-Read-Profile": "private_only"}
+    t0 = time.perf_counter()
+    note_id = _post(session, base, headers, [{"type": "fact", "text": text, "importance": 0.5, "confidence": 0.9}])[0]["note_id"]
+    while time.perf_counter() - t0 < timeout:
+        r = session.post(f"{base}/v2/searches", json={"query": text, "mode": "quick_find", "top_k": 5},
+                         headers=headers, timeout=60)
+        r.raise_for_status()
+        if any(i["note_id"] == note_id for i in r.json()["items"]):
+            return time.perf_counter() - t0
+        time.sleep(0.02)
+    raise RuntimeError(f"note {note_id} not searchable within {timeout} s")

@@ -1,24 +1,51 @@
-"""elf-bench <name> [options]: benchmark commands that print numbers."""
+"""elf-bench: benchmark commands that print numbers.
+
+    elf-bench -c elf.toml            all four parts against a running ELF, bounded in time and count:
+                                     add-note, search, concurrency (the embedder and qdrant micro-benchmarks
+                                     need no running service and are separate)
+    elf-bench NAME [options]         one part; elf-bench NAME --help for its options
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
+import time
 
 BENCHES = {
     "embedder": "bench.embedder_bench",
     "qdrant": "bench.qdrant_bench",
     "add-note": "bench.add_note_bench",
     "search": "bench.search_bench",
+    "concurrency": "bench.concurrency_bench",
 }
+# What `elf-bench -c FILE` runs, in order, with bounded sizes (every part also caps its own waiting time).
+ALL = (
+    ("add-note", ["--notes", "3000", "--single", "300", "--batch", "50", "--timeout", "900", "--probes", "20"]),
+    ("search", ["--sizes", "1000,10000,100000", "--queries", "100"]),
+    ("concurrency", ["--agents", "1,4,16,32", "--duration", "30", "--max-ops", "400"]),
+)
+
+
+def run_all(config_args: list[str]) -> int:
+    worst = 0
+    for name, extra in ALL:
+        print(f"== elf-bench {name} {' '.join(config_args + extra)}", flush=True)
+        t0 = time.perf_counter()
+        rc = importlib.import_module(BENCHES[name]).main(config_args + extra)
+        print(f"== {name}: exit {rc} after {time.perf_counter() - t0:.0f} s", flush=True)
+        worst = max(worst, rc)
+    return worst
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if len(args) == 2 and args[0] in ("-c", "--config"):
+        return run_all(args)
     if not args or args[0] not in BENCHES:
-        print(f"usage: elf-bench {{{'|'.join(BENCHES)}}} [options]  (elf-bench NAME --help for options)", file=sys.stderr)
+        print(__doc__, file=sys.stderr)
+        print(f"parts: {', '.join(BENCHES)}", file=sys.stderr)
         return 2
-    import importlib
-
     return importlib.import_module(BENCHES[args[0]]).main(args[1:])
 
 

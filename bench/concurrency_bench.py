@@ -1,0 +1,142 @@
+"""elf-bench concurrency -c elf.toml: many simulated agents at once against a running ELF (`make run`).
+
+For each level (default 1, 4, 16 and 32 agents) every agent is a thread with its own HTTP session, its own
+tenant and agent id (so no agent can see another's notes), and a mixed workload: add_note of one LoCoMo
+sentence (probability --write-ratio) or a quick_find search with a LoCoMo question. Each agent first writes
+--seed-notes notes so its searches have something to find. A level runs for --duration seconds or until
+every agent has made --max-ops requests, whichever comes first. Reported per level: requests/s, p50, p95
+and p99 latency overall and per kind, and the error count (any non-200 answer or transport error).
+Loopback targets only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import requests
+
+from bench.add_note_bench import LOCOMO, sentences
+from bench.stats import percentile
+from elf_project.config import load_config
+from elf_project.config.rules import is_loopback, parse_bind
+
+
+@dataclass
+class AgentResult:
+    latencies: dict[str, list[float]] = field(default_factory=lambda: {"write": [], "search": []})
+    errors: list[str] = field(default_factory=list)
+
+
+def questions(limit: int) -> list[str]:
+    import json
+
+    data = json.loads(LOCOMO.read_text())
+    out = [qa["question"] for conv in data for qa in conv["qa"] if qa.get("category") != 5]
+    return out[:limit]
+
+
+class Agent:
+    def __init__(self, base: str, run: str, index: int, texts: list[str], queries: list[str], args):
+        self.base, self.args = base, args
+        self.rng = random.Random(f"{run}:{index}")
+        self.texts, self.queries = texts, queries
+        self.session = requests.Session()
+        self.headers = {"X-ELF-Tenant-Id": f"bench-{run}-t{index}", "X-ELF-Project-Id": "bench",
+                        "X-ELF-Agent-Id": f"agent-{index}", "X-ELF-Read-Profile": "private_only"}
+        self.result = AgentResult()
+
+    def _request(self, kind: str, path: str, body: dict) -> None:
+        t0 = time.perf_counter()
+        try:
+            r = self.session.post(self.base + path, json=body, headers=self.headers, timeout=60)
+            ok = r.status_code == 200
+            detail = f"{kind} {r.status_code} {r.text[:200]}"
+        except requests.RequestException as exc:
+            ok, detail = False, f"{kind} {type(exc).__name__}: {exc}"
+        self.result.latencies[kind].append(time.perf_counter() - t0)
+        if not ok:
+            self.result.errors.append(detail)
+
+    def write(self) -> None:
+        text = self.rng.choice(self.texts)
+        note = {"type": "fact", "text": text, "importance": 0.5, "confidence": 0.9}
+        self._request("write", "/v2/notes/ingest", {"scope": "agent_private", "notes": [note]})
+
+    def search(self) -> None:
+        body = {"query": self.rng.choice(self.queries), "mode": "quick_find", "top_k": 10}
+        self._request("search", "/v2/searches", body)
+
+    def seed(self) -> None:
+        for _ in range(self.args.seed_notes):
+            self.write()
+        self.result = AgentResult()  # seeding is not measured
+
+    def run(self, start: threading.Barrier, deadline_s: float) -> AgentResult:
+        start.wait()
+        stop = time.monotonic() + deadline_s
+        for _ in range(self.args.max_ops):
+            if time.monotonic() >= stop:
+                break
+            self.write() if self.rng.random() < self.args.write_ratio else self.search()
+        return self.result
+
+
+def run_level(base: str, n: int, texts, queries, args) -> dict:
+    run = uuid.uuid4().hex[:8]
+    agents = [Agent(base, run, i, texts, queries, args) for i in range(n)]
+    with ThreadPoolExecutor(n) as pool:
+        list(pool.map(lambda a: a.seed(), agents))
+        barrier = threading.Barrier(n + 1)
+        futures = [pool.submit(a.run, barrier, args.duration) for a in agents]
+        barrier.wait()
+        t0 = time.perf_counter()
+        results = [f.result() for f in futures]
+        elapsed = time.perf_counter() - t0
+    by_kind = {k: [x for r in results for x in r.latencies[k]] for k in ("write", "search")}
+    every = by_kind["write"] + by_kind["search"]
+    errors = [e for r in results for e in r.errors]
+    return {"agents": n, "requests": len(every), "seconds": elapsed, "throughput": len(every) / elapsed,
+            "all": every, **by_kind, "errors": errors}
+
+
+def _fmt(lat: list[float]) -> str:
+    if not lat:
+        return "n=0"
+    ms = [x * 1000 for x in lat]
+    return (f"n={len(ms)} p50={percentile(ms, 50):.1f} p95={percentile(ms, 95):.1f} "
+            f"p99={percentile(ms, 99):.1f} ms")
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="elf-bench concurrency", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-c", "--config", required=True)
+    ap.add_argument("--agents", default="1,4,16,32", help="comma-separated agent counts, one level each")
+    ap.add_argument("--duration", type=float, default=30.0, help="seconds per level (upper bound)")
+    ap.add_argument("--max-ops", type=int, default=400, help="requests per agent per level (upper bound)")
+    ap.add_argument("--write-ratio", type=float, default=0.3, help="share of requests that are add_note")
+    ap.add_argument("--seed-notes", type=int, default=5, help="notes each agent writes before the level starts")
+    args = ap.parse_args(argv)
+    cfg = load_config(args.config)
+    host, _ = parse_bind(cfg.service.http_bind)
+    if not is_loopback(host):
+        ap.error(f"service.http_bind {cfg.service.http_bind} is not a loopback address; benchmarks only run locally")
+    base = f"http://{cfg.service.http_bind}"
+    requests.get(base + "/health", timeout=10).raise_for_status()
+    texts, queries = sentences(5000), questions(2000)
+    failed = False
+    for n in (int(x) for x in args.agents.split(",")):
+        r = run_level(base, n, texts, queries, args)
+        print(f"concurrency {n:>2} agents: {r['throughput']:.1f} req/s over {r['seconds']:.1f} s, "
+              f"errors={len(r['errors'])}; all {_fmt(r['all'])}; write {_fmt(r['write'])}; search {_fmt(r['search'])}",
+              flush=True)
+        for e in r["errors"][:5]:
+            print(f"  error: {e}")
+        failed |= bool(r["errors"])
+    return 1 if failed else 0

@@ -257,6 +257,12 @@ class ServiceFactory:
             self._database(urlsplit(s.cfg.storage.postgres.dsn).path.lstrip("/"), create=False)
 
 
+def use_local_providers(data: dict) -> None:
+    """A ServiceFactory ``mutate``: the test config's local providers (in-process ONNX embedder, local rerank
+    and extractor) instead of the fake HTTP ones."""
+    data["providers"] = tomllib.loads(TEST_CONFIG.read_text())["providers"]
+
+
 @pytest.fixture
 def isolated_services(test_stack, pg_admin_dsn, tmp_path):
     """Factory: ``isolated_services(name, mutate=None)`` -> ServiceSet (see ServiceFactory), cleaned up after."""

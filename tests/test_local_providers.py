@@ -152,6 +152,16 @@ def test_rerank_lexical_overlap_breaks_near_ties(embedder):
     assert scores[0] > scores[1]
 
 
+def test_rerank_overlap_is_stemmed(embedder):
+    reranker = LocalRerankProvider("local-embed-overlap", embedder)
+    docs = ["Caroline attended two support groups last spring.", "Caroline visited a pottery class last spring."]
+    scores = reranker.rerank("When did Caroline go to the support group?", docs)
+    assert scores[0] > scores[1]
+    # "groups" and "group" are one term; stopwords ("when", "did", "the", "to") are not terms at all
+    from elf_infra.providers.local_rerank import content_terms
+    assert content_terms("support groups") == content_terms("the support group")
+
+
 # --- extractor --------------------------------------------------------------------------------------------
 
 CONVERSATION = [

@@ -119,6 +119,29 @@ def chunk_point(
     )
 
 
+def dense_and_bm25_query(
+    client: QdrantClient,
+    name: str,
+    dense: Sequence[float],
+    sparse: models.SparseVector,
+    payload_filter: models.Filter | None,
+    limit: int,
+    *,
+    with_payload: bool | Sequence[str] = True,
+) -> tuple[list[models.ScoredPoint], list[models.ScoredPoint]]:
+    """The dense and the BM25 candidates (each up to `limit`, both under `payload_filter`) with their own scores,
+    in one batch request, for fusion in the app. A query that is only stopwords has an empty BM25 vector: its
+    BM25 list is empty and not asked for."""
+    payload = with_payload if isinstance(with_payload, bool) else list(with_payload)
+    requests = [models.QueryRequest(query=[float(x) for x in dense], using=DENSE_VECTOR, filter=payload_filter,
+                                    limit=limit, with_payload=payload)]
+    if sparse.indices:
+        requests.append(models.QueryRequest(query=sparse, using=SPARSE_VECTOR, filter=payload_filter, limit=limit,
+                                            with_payload=payload))
+    results = client.query_batch_points(name, requests=requests)
+    return results[0].points, (results[1].points if len(results) > 1 else [])
+
+
 def upsert_chunks(client: QdrantClient, name: str, points: Sequence[models.PointStruct]) -> None:
     """Upsert chunk points and wait until they are applied."""
     if points:

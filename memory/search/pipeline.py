@@ -129,8 +129,12 @@ def run_search(*, cfg: ElfConfig, ctx: RequestContext, req: SearchRequest) -> Se
     hits = [h for h in hits if h.query in queries]
     stages.add("recall.hybrid", {"limit": limit, "queries": [{"query": h.query, "count": len(h.chunk_ids)} for h in hits]})
     fused = recall.fuse(hits, prefilter_max=cfg.search.prefilter.max_candidates, candidate_k=req.candidate_k)
-    stages.add("fusion.rrf", {"candidate_count": len(fused)},
-               [{"chunk_id": cid, "metrics": {"fusion_score": score, "fusion_rank": i + 1}} for i, (cid, score) in enumerate(fused)])
+    legs = hits[0].legs if hits else {}  # the original query's dense cosine and BM25 score per candidate
+    stages.add("fusion", {"candidate_count": len(fused), "within_query": "minmax_convex",
+                          "across_queries": "rrf" if len(hits) > 1 else None},
+               [{"chunk_id": cid, "metrics": {"fusion_score": score, "fusion_rank": i + 1,
+                                              **{f"{leg}_score": v for leg, v in legs.get(cid, {}).items()}}}
+                for i, (cid, score) in enumerate(fused)])
     stages.add("prefilter", {"max_candidates": cfg.search.prefilter.max_candidates, "kept": len(fused)})
 
     # Step 10: Postgres re-validation (status, TTL, scope, agent, grants).

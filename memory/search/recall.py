@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from qdrant_client import models
 
 from elf_infra.index import bm25
-from elf_infra.index.notes_collection import hybrid_query
+from elf_infra.index.notes_collection import dense_and_bm25_query
 from elf_project.context import RequestContext
 
 from ..domain.rrf import rrf_fuse
+from ..domain.score_fusion import EQUAL_WEIGHT, fuse_scores
 from ..domain.spaces import home_project
 from ..models import NoteStatus, Scope
 
@@ -46,28 +47,40 @@ class QueryHits:
     chunk_ids: list[str]
     payloads: dict[str, dict]
     top_score: float | None
+    legs: dict[str, dict[str, float]]  # chunk id -> {"dense": cosine, "bm25": score} as the legs returned them
+    scores: dict[str, float]  # chunk id -> fused score
 
 
 def recall(*, client, collection: str, embedder, queries: list[str], flt: models.Filter, limit: int,
            context_description: str | None) -> list[QueryHits]:
     """One embedding call for every query's dense input (with the project context suffix), BM25 on the raw
-    query, one hybrid query per query."""
+    query; per query one batch of a dense and a BM25 search, fused by normalised scores
+    (memory.domain.score_fusion)."""
     dense_inputs = [q + PROJECT_CONTEXT_SEPARATOR + context_description if context_description else q for q in queries]
     vectors = embedder.embed(dense_inputs)
     out = []
     for query, vec in zip(queries, vectors):
-        # RRF scores tie often (dense rank 1 + BM25 rank 3 equals the reverse); ties go by chunk id so the same
-        # search always ranks the same way, whatever order the index returned them in.
-        points = sorted(hybrid_query(client, collection, vec, bm25.embed_query(query), flt, limit),
-                        key=lambda p: (-p.score, str(p.id)))
-        out.append(QueryHits(query, [str(p.id) for p in points], {str(p.id): p.payload or {} for p in points},
-                             points[0].score if points else None))
+        sparse = bm25.embed_query(query)
+        dense_points, bm25_points = dense_and_bm25_query(client, collection, vec, sparse, flt, limit)
+        legs = {"dense": [(str(p.id), p.score) for p in dense_points]}
+        weights = {"dense": 1.0}
+        if sparse.indices:  # a query of stopwords only has no lexical leg: dense alone decides
+            legs["bm25"], weights = [(str(p.id), p.score) for p in bm25_points], {"dense": EQUAL_WEIGHT, "bm25": EQUAL_WEIGHT}
+        fused = fuse_scores(legs, weights)[:limit]
+        payloads = {str(p.id): p.payload or {} for p in (*dense_points, *bm25_points)}
+        out.append(QueryHits(query, [h.id for h in fused], {h.id: payloads[h.id] for h in fused},
+                             fused[0].score if fused else None, {h.id: h.legs for h in fused},
+                             {h.id: h.score for h in fused}))
     return out
 
 
 def fuse(hits: list[QueryHits], *, prefilter_max: int, candidate_k: int) -> list[tuple[str, float]]:
-    """RRF across queries (a single query keeps Qdrant's order), then the prefilter of step 9."""
-    fused = rrf_fuse([h.chunk_ids for h in hits])
+    """One query keeps its fused scores; several (expansion) are merged by RRF (step 8). Then the prefilter of
+    step 9."""
+    if len(hits) == 1:
+        fused = [(cid, hits[0].scores[cid]) for cid in hits[0].chunk_ids]
+    else:
+        fused = rrf_fuse([h.chunk_ids for h in hits])
     if 0 < prefilter_max < candidate_k:
         fused = fused[:prefilter_max]
     return fused

@@ -14,7 +14,7 @@ Shape (JSON, every id a UUID string, every time RFC 3339):
   "candidates": [{rank, snapshot: {...}}] | null,   # present when search.explain.capture_candidates
   "candidate_expires_at": RFC 3339 | null
 }
-Stage names, in pipeline order: rewrite.expansion, recall.hybrid, fusion.rrf, prefilter,
+Stage names, in pipeline order: rewrite.expansion, recall.hybrid, fusion, prefilter,
 validate.postgres, filter.expr, rerank, rank.blend, aggregate.note, select.top_k.
 """
 
@@ -25,7 +25,7 @@ TRACE_VERSION = 1
 STAGE_NAMES = (
     "rewrite.expansion",
     "recall.hybrid",
-    "fusion.rrf",
+    "fusion",
     "prefilter",
     "validate.postgres",
     "filter.expr",

@@ -20,6 +20,7 @@ from pathlib import Path
 import requests
 
 from bench.stats import percentile
+from bench.target import loopback_base_url
 from elf_project.config import load_config
 
 LOCOMO = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks" / "locomo" / "locomo10.json"
@@ -62,7 +63,7 @@ def main(argv: list[str]) -> int:
                     help="single notes timed from the ingest request to their first appearance in a search")
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
-    base = f"http://{cfg.service.http_bind}"
+    base = loopback_base_url(cfg.service.http_bind)
     requests.get(base + "/health", timeout=10).raise_for_status()
     texts = sentences(args.notes)
     if len(texts) < args.notes:

@@ -23,8 +23,8 @@ import requests
 
 from bench.add_note_bench import LOCOMO, sentences
 from bench.stats import percentile
+from bench.target import loopback_base_url
 from elf_project.config import load_config
-from elf_project.config.rules import is_loopback, parse_bind
 
 
 @dataclass
@@ -124,10 +124,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--seed-notes", type=int, default=5, help="notes each agent writes before the level starts")
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
-    host, _ = parse_bind(cfg.service.http_bind)
-    if not is_loopback(host):
-        ap.error(f"service.http_bind {cfg.service.http_bind} is not a loopback address; benchmarks only run locally")
-    base = f"http://{cfg.service.http_bind}"
+    try:
+        base = loopback_base_url(cfg.service.http_bind)
+    except ValueError as exc:
+        ap.error(str(exc))
     requests.get(base + "/health", timeout=10).raise_for_status()
     texts, queries = sentences(5000), questions(2000)
     failed = False

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import re
 import threading
 import time
@@ -18,19 +17,6 @@ _NOTE_INDEX = re.compile(r"^\$\.notes\[(\d+)\]")
 
 class RequestFailed(RuntimeError):
     """A request elf-eval cannot go on without failed (network error or an unexpected status)."""
-
-
-def loopback_base_url(bind: str) -> str:
-    """``http://host:port`` for a ``service.http_bind``; refuses anything but a loopback address."""
-    host, _, port = bind.rpartition(":")
-    host = host.strip("[]")
-    try:
-        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback or not port.isdigit():
-        raise ValueError(f"service.http_bind {bind!r} is not a loopback address; elf-eval only targets loopback")
-    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from elf_project.config import ElfConfig, load_config
 
-from .eval_client import loopback_base_url
+from .target import loopback_base_url
 
 
 class TargetError(ValueError):

@@ -28,6 +28,7 @@ from bench.add_note_bench import LOCOMO, sentences
 from elf_infra.index import bm25
 from elf_infra.index.notes_collection import chunk_point, ensure_notes_collection
 from elf_infra.providers.local_embedder import LocalEmbedder
+from bench.target import loopback_base_url
 from elf_project.config import load_config
 
 NOISE = 0.02
@@ -137,7 +138,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--queries", type=int, default=100)
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
-    base = f"http://{cfg.service.http_bind}"
+    base = loopback_base_url(cfg.service.http_bind)
     requests.get(base + "/health", timeout=10).raise_for_status()
     tenant = f"bench-{uuid.uuid4().hex[:8]}"
     loader = Loader(cfg, tenant)

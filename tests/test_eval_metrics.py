@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from bench.eval_client import loopback_base_url
+from bench.target import loopback_base_url
 from bench.eval_dataset import Conversation, Item
 from bench.stats import percentile
 from bench.eval_metrics import (

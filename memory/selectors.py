@@ -14,19 +14,22 @@ from .models import GranteeKind, MemoryNote, MemorySpaceGrant, NoteStatus, Scope
 SHARED_SCOPES = (Scope.PROJECT_SHARED, Scope.ORG_SHARED)
 
 
+def space_grants(tenant_id, project_id, scope, owner_agent_id) -> QuerySet[MemorySpaceGrant]:
+    """Every grant (active and revoked) of one space: (tenant, home project, scope, owner). The arguments may
+    be values or expressions such as ``OuterRef``."""
+    return MemorySpaceGrant.objects.filter(
+        tenant_id=tenant_id, project_id=project_id, scope=scope, space_owner_agent_id=owner_agent_id
+    )
+
+
 def active_grant_for(ctx: RequestContext) -> Exists:
     """An active grant from the note's owner, for the note's scope and home project, covering the caller: a
     project grant covers every agent of the project (of the tenant, for the org space), an agent grant one
     agent id."""
-    return Exists(
-        MemorySpaceGrant.objects.filter(
-            tenant_id=OuterRef("tenant_id"),
-            project_id=OuterRef("project_id"),
-            scope=OuterRef("scope"),
-            space_owner_agent_id=OuterRef("agent_id"),
-            revoked_at__isnull=True,
-        ).filter(Q(grantee_kind=GranteeKind.PROJECT) | Q(grantee_kind=GranteeKind.AGENT, grantee_agent_id=ctx.agent_id))
-    )
+    grants = space_grants(OuterRef("tenant_id"), OuterRef("project_id"), OuterRef("scope"), OuterRef("agent_id"))
+    return Exists(grants.filter(revoked_at__isnull=True).filter(
+        Q(grantee_kind=GranteeKind.PROJECT) | Q(grantee_kind=GranteeKind.AGENT, grantee_agent_id=ctx.agent_id)
+    ))
 
 
 def _visible_homes(ctx: RequestContext) -> Q:
@@ -75,10 +78,8 @@ def note_readers(note: MemoryNote) -> list[tuple[str, str]]:
     readers = [(f"agent {note.agent_id}", "owner")]
     if note.scope not in SHARED_SCOPES:
         return readers
-    grants = MemorySpaceGrant.objects.filter(
-        tenant_id=note.tenant_id, project_id=note.project_id, scope=note.scope, space_owner_agent_id=note.agent_id,
-        revoked_at__isnull=True,
-    ).order_by("grantee_kind", "grantee_agent_id")
+    grants = space_grants(note.tenant_id, note.project_id, note.scope, note.agent_id).filter(
+        revoked_at__isnull=True).order_by("grantee_kind", "grantee_agent_id")
     for g in grants:
         who = f"every agent of {where}" if g.grantee_kind == GranteeKind.PROJECT else f"agent {g.grantee_agent_id} of {where}"
         readers.append((who, f"{g.grantee_kind} grant by {g.granted_by_agent_id} at {g.granted_at:%Y-%m-%d %H:%M}"))

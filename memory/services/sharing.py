@@ -19,6 +19,7 @@ from elf_project.errors import ElfError, InvalidRequest, ScopeDenied
 from ..domain.spaces import AGENT_PRIVATE, SCOPE_SPACES, home_project
 from ..indexing.outbox import enqueue
 from ..models import GranteeKind, MemoryNote, MemorySpaceGrant, NoteStatus, OutboxOp, VersionOp
+from ..selectors import space_grants
 from .note_changes import NoteNotActive, owned_for_update
 from .versions import note_snapshot, record_version
 
@@ -27,16 +28,13 @@ class NoteKeyConflict(ElfError):
     status, error_code = 409, "NOTE_KEY_CONFLICT"
 
 
-def space_grants(ctx: RequestContext, scope: str):
+def own_space_grants(ctx: RequestContext, scope: str):
     """The caller's own space for ``scope``: grants it has given (active and revoked)."""
-    return MemorySpaceGrant.objects.filter(
-        tenant_id=ctx.tenant_id, project_id=home_project(ctx.project_id, scope), scope=scope,
-        space_owner_agent_id=ctx.agent_id,
-    )
+    return space_grants(ctx.tenant_id, home_project(ctx.project_id, scope), scope, ctx.agent_id)
 
 
 def list_grants(ctx: RequestContext, scope: str, *, include_revoked: bool) -> list[MemorySpaceGrant]:
-    qs = space_grants(ctx, scope)
+    qs = own_space_grants(ctx, scope)
     if not include_revoked:
         qs = qs.filter(revoked_at__isnull=True)
     return list(qs.order_by("-granted_at", "grant_id"))
@@ -49,7 +47,7 @@ def _grantee(qs, grantee_kind: str, grantee_agent_id: str | None):
 @transaction.atomic
 def grant(ctx: RequestContext, scope: str, grantee_kind: str, grantee_agent_id: str | None) -> MemorySpaceGrant:
     """Idempotent: an existing active grant is returned as is."""
-    qs = space_grants(ctx, scope)
+    qs = own_space_grants(ctx, scope)
     existing = _grantee(qs, grantee_kind, grantee_agent_id).first()
     if existing is not None:
         return existing
@@ -67,7 +65,7 @@ def grant(ctx: RequestContext, scope: str, grantee_kind: str, grantee_agent_id: 
 @transaction.atomic
 def revoke(ctx: RequestContext, scope: str, grantee_kind: str, grantee_agent_id: str | None) -> bool:
     """True when an active grant was revoked; False when there was none (revoking is idempotent)."""
-    rows = _grantee(space_grants(ctx, scope), grantee_kind, grantee_agent_id).update(
+    rows = _grantee(own_space_grants(ctx, scope), grantee_kind, grantee_agent_id).update(
         revoked_at=timezone.now(), revoked_by_agent_id=ctx.agent_id
     )
     return rows > 0

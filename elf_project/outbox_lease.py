@@ -16,6 +16,7 @@ capped at 30 s. Rows are never deleted here.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 
@@ -114,6 +115,19 @@ RETURNING {returning}
     def release(self, lease) -> bool:
         """Give a claimed row back unprocessed: due again at once, nothing counted."""
         return self._settle(lease, "available_at = now()", {})
+
+    def run(self, lease, work: Callable[[], None], cfg: ElfConfig, *, what: str, log: logging.Logger) -> bool:
+        """Do ``work`` for a claimed row and settle it: DONE (True), or FAILED with backoff (False) when
+        ``work`` raised. ``what`` names the row in the log lines."""
+        try:
+            work()
+        except Exception as exc:
+            log.warning("%s failed, attempt %d: %s", what, lease.attempts + 1, exc)
+            self.mark_failed(lease, exc, cfg)
+            return False
+        if not self.mark_done(lease):
+            log.info("%s: lease lost before completion; the newer claim settles it", what)
+        return True
 
     def sweep(self, process: Callable[[object], bool], *, batch: int, budget_s: float) -> int:
         """Claim up to ``batch`` due rows and process them oldest first, starting none after ``budget_s``

@@ -35,4 +35,5 @@ lease_one = _LEASER.lease_one
 mark_done = _LEASER.mark_done
 mark_failed = _LEASER.mark_failed
 release = _LEASER.release
+run = _LEASER.run
 sweep = _LEASER.sweep

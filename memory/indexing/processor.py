@@ -46,7 +46,7 @@ from elf_project.config import ElfConfig
 from ..domain.chunking import Chunk, chunk_text
 from ..models import MemoryNote, MemoryNoteChunk, NoteChunkEmbedding, NoteStatus, OutboxOp
 from .index import chunk_to_point, notes_index
-from .lease import Lease, lease_one, mark_done, mark_failed, sweep
+from .lease import Lease, lease_one, run, sweep
 
 log = logging.getLogger("elf.indexing")
 
@@ -73,20 +73,15 @@ def note_lock(note_id: uuid.UUID) -> Iterator[None]:
 
 def process(lease: Lease, *, cfg: ElfConfig) -> bool:
     """Process a claimed row and settle it: DONE (True) or FAILED with backoff (False)."""
-    try:
+
+    def work() -> None:
         with note_lock(lease.note_id):
             if lease.op == OutboxOp.UPSERT:
                 index_note(cfg=cfg, note_id=lease.note_id)
             else:
                 notes_index(cfg).delete_note(lease.note_id)
-    except Exception as exc:
-        log.warning("outbox %s (%s note %s) failed, attempt %d: %s", lease.outbox_id, lease.op, lease.note_id,
-                    lease.attempts + 1, exc)
-        mark_failed(lease, exc, cfg)
-        return False
-    if not mark_done(lease):
-        log.info("outbox %s: lease lost before completion; the newer claim settles it", lease.outbox_id)
-    return True
+
+    return run(lease, work, cfg, what=f"outbox {lease.outbox_id} ({lease.op} note {lease.note_id})", log=log)
 
 
 def process_row(*, cfg: ElfConfig, outbox_id: uuid.UUID | str) -> bool:

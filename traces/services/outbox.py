@@ -38,24 +38,16 @@ class TraceLease:
 _LEASER = OutboxLeaser("search_trace_outbox", ("trace_id",), TraceLease)
 lease_due = _LEASER.lease_due
 lease_one = _LEASER.lease_one
-mark_done = _LEASER.mark_done
-mark_failed = _LEASER.mark_failed
 release = _LEASER.release
 
 
 def process(lease: TraceLease, *, cfg: ElfConfig) -> bool:
     """Persist the claimed row's payload and settle the row: DONE (True) or FAILED with backoff (False)."""
-    try:
-        payload = SearchTraceOutbox.objects.values_list("payload", flat=True).get(outbox_id=lease.outbox_id)
-        persist_trace(payload)
-    except Exception as exc:
-        log.warning("trace outbox %s (trace %s) failed, attempt %d: %s", lease.outbox_id, lease.trace_id,
-                    lease.attempts + 1, exc)
-        mark_failed(lease, exc, cfg)
-        return False
-    if not mark_done(lease):
-        log.info("trace outbox %s: lease lost before completion; the newer claim settles it", lease.outbox_id)
-    return True
+
+    def work() -> None:
+        persist_trace(SearchTraceOutbox.objects.values_list("payload", flat=True).get(outbox_id=lease.outbox_id))
+
+    return _LEASER.run(lease, work, cfg, what=f"trace outbox {lease.outbox_id} (trace {lease.trace_id})", log=log)
 
 
 def process_row(*, cfg: ElfConfig, outbox_id: uuid.UUID | str) -> bool:

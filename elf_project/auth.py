@@ -12,10 +12,9 @@ import hashlib
 import hmac
 
 from django.core.exceptions import MiddlewareNotUsed
-from django.http import JsonResponse
 
 from .config.schema import AuthKeyConfig, SecurityConfig
-from .errors import ElfError, error_body
+from .errors import ElfError, error_response
 from .listener import ADMIN_URLCONF
 from .runtime import get_config
 
@@ -97,7 +96,7 @@ class AuthMiddleware:
             try:
                 setattr(request, REQUEST_ATTR, authenticate(request, self.ring))
             except ElfError as exc:
-                response = JsonResponse(error_body(exc.error_code, exc.message, exc.fields), status=exc.status)
+                response = error_response(exc)
                 if exc.status == 401:
                     response["WWW-Authenticate"] = "Bearer"
                 return response

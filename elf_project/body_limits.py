@@ -12,7 +12,7 @@ from io import BytesIO
 
 from django.http import JsonResponse
 
-from .errors import PayloadTooLarge, error_body
+from .errors import PayloadTooLarge, error_response
 
 MAX_BODY_BYTES = 1024 * 1024  # every request (supplement section 4)
 DOCS_MAX_BODY_BYTES = 4 * 1024 * 1024  # the docs extension under /v2/docs (supplement section 4)
@@ -54,8 +54,7 @@ def _read_at_most(stream, limit: int) -> bytes:
 
 
 def _too_large(size: int | None, limit: int) -> JsonResponse:
-    exc = PayloadTooLarge(size, limit)
-    return JsonResponse(error_body(exc.error_code, exc.message, exc.fields), status=exc.status)
+    return error_response(PayloadTooLarge(size, limit))
 
 
 class BodyLimitMiddleware:

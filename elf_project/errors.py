@@ -129,6 +129,11 @@ def exception_handler(exc: Exception, context: dict) -> Response:
     return Response(error_body("INTERNAL_ERROR", "Internal error.", []), status=500)
 
 
+def error_response(exc: ElfError) -> JsonResponse:
+    """The error body of ``exc`` outside DRF (middleware, Django's handlers)."""
+    return JsonResponse(error_body(exc.error_code, exc.message, exc.fields), status=exc.status)
+
+
 def json_404(request, exception=None) -> JsonResponse:
     return JsonResponse(error_body("NOT_FOUND", "Not found.", []), status=404)
 
@@ -139,6 +144,5 @@ def json_500(request) -> JsonResponse:
 
 def json_400(request, exception=None) -> JsonResponse:
     if isinstance(exception, RequestDataTooBig):
-        exc = _data_too_big(request)
-        return JsonResponse(error_body(exc.error_code, exc.message, exc.fields), status=exc.status)
+        return error_response(_data_too_big(request))
     return JsonResponse(error_body("INVALID_REQUEST", "Bad request.", []), status=400)

@@ -21,7 +21,7 @@ import requests
 
 from bench.stats import percentile
 from bench.target import loopback_base_url
-from elf_project.config import load_config
+from elf_config import load_config
 
 LOCOMO = Path(__file__).resolve().parent.parent.parent / "shared" / "benchmarks" / "locomo" / "locomo10.json"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")

@@ -24,7 +24,7 @@ import requests
 from bench.add_note_bench import LOCOMO, sentences
 from bench.stats import percentile
 from bench.target import loopback_base_url
-from elf_project.config import load_config
+from elf_config import load_config
 
 
 @dataclass

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from elf_project.config import ConfigError
-from elf_project.config.rules import SEARCH_MODES
+from elf_config import ConfigError
+from elf_domain.vocabulary import SEARCH_MODES
 
 from .eval_client import ElfClient, RequestFailed
 from .eval_dataset import DatasetError, limited, load_dataset

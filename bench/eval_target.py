@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from elf_project.config import ElfConfig, load_config
+from elf_config import ElfConfig, load_config
 
 from .target import loopback_base_url
 

@@ -24,7 +24,8 @@ import numpy as np
 from qdrant_client import QdrantClient, models
 
 from elf_infra.index import bm25
-from elf_infra.index.notes_collection import chunk_point, ensure_notes_collection, hybrid_query, upsert_chunks
+from elf_infra.index.hybrid import hybrid_query, upsert_points
+from elf_infra.index.notes_collection import chunk_point, ensure_notes_collection
 from elf_infra.qdrant_server.launcher import EmbeddedQdrant
 
 TENANTS = [f"tenant-{i}" for i in range(4)]
@@ -135,7 +136,7 @@ def run(url: str, args: argparse.Namespace) -> int:
         points = build_points(args.points, args.dim, args.seed)
         started = time.perf_counter()
         for i in range(0, len(points), args.batch):
-            upsert_chunks(client, collection, points[i:i + args.batch])
+            upsert_points(client, collection, points[i:i + args.batch])
         elapsed = time.perf_counter() - started
         print(f"qdrant upsert: {len(points)} points in {elapsed:.2f} s = {len(points) / elapsed:.0f} points/s "
               f"(batches of {args.batch}, dim {args.dim})")

@@ -29,7 +29,7 @@ from elf_infra.index import bm25
 from elf_infra.index.notes_collection import chunk_point, ensure_notes_collection
 from elf_infra.providers.local_embedder import LocalEmbedder
 from bench.target import loopback_base_url
-from elf_project.config import load_config
+from elf_config import load_config
 
 NOISE = 0.02
 UPSERT_BATCH = 512

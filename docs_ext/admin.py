@@ -3,7 +3,7 @@
 from django.contrib import admin
 
 from docs_ext.models import DocDocument, DocIndexingOutbox
-from memory.admin import ReadOnlyAdmin
+from elf_kernel.admin import ReadOnlyAdmin
 
 
 @admin.register(DocDocument)

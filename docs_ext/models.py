@@ -11,8 +11,8 @@ import uuid
 from django.db import models
 from django.db.models.functions import Now
 
-from elf_project.model_bases import StoredVector
-from memory.models import OutboxOp, OutboxStatus, Scope
+from elf_kernel.model_bases import StoredVector, choices_of
+from elf_domain.vocabulary import OutboxOp, OutboxStatus, Scope
 
 
 class DocStatus(models.TextChoices):
@@ -25,7 +25,7 @@ class DocDocument(models.Model):
     tenant_id = models.TextField()
     project_id = models.TextField()
     agent_id = models.TextField()
-    scope = models.TextField(choices=Scope.choices)
+    scope = models.TextField(choices=choices_of(Scope))
     title = models.TextField(null=True, blank=True)
     source_ref = models.JSONField(null=True, blank=True)
     content = models.TextField()
@@ -82,9 +82,9 @@ class DocIndexingOutbox(models.Model):
     outbox_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
     doc_id = models.UUIDField()
     chunk_id = models.UUIDField(null=True, blank=True)
-    op = models.TextField(choices=OutboxOp.choices)
+    op = models.TextField(choices=choices_of(OutboxOp))
     embedding_version = models.TextField()
-    status = models.TextField(choices=OutboxStatus.choices)
+    status = models.TextField(choices=choices_of(OutboxStatus))
     attempts = models.IntegerField(db_default=0)
     last_error = models.TextField(null=True, blank=True)
     available_at = models.DateTimeField(db_default=Now())

@@ -14,7 +14,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-c", "--config", required=True, help="path to elf.toml")
     args = parser.parse_args(argv)
 
-    from elf_project.config.rules import parse_bind
+    from elf_config.rules import parse_bind
     from elf_project.runtime import bootstrap
 
     # Django is set up only so that the API's serializer modules import; elf-mcp never touches the database.

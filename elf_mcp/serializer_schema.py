@@ -12,7 +12,7 @@ from typing import Any
 from rest_framework import serializers
 from rest_framework.fields import empty
 
-from memory.api.strict import StrictSerializer
+from elf_kernel.api.strict import StrictSerializer
 
 
 def serializer_schema(serializer: type[serializers.Serializer] | serializers.Serializer) -> dict[str, Any]:

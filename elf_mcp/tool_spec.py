@@ -8,7 +8,7 @@ from typing import Any, Literal
 import mcp_types as types
 from rest_framework import serializers
 
-from elf_project.config.rules import READ_PROFILES
+from elf_domain.vocabulary import READ_PROFILES
 
 from .serializer_schema import serializer_schema
 

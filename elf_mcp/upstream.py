@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from elf_project.config import ElfConfig
-from elf_project.context import AGENT, PROJECT, READ_PROFILE, TENANT
+from elf_config import ElfConfig
+from elf_domain.context_headers import AGENT, PROJECT, READ_PROFILE, TENANT
 
 # Spec v2 section 1, [mcp]: "read_profile ... Optional. Default is private_plus_project."
 DEFAULT_READ_PROFILE = "private_plus_project"

@@ -8,6 +8,6 @@ class ElfProjectConfig(AppConfig):
     def ready(self) -> None:
         # Every process that loads Django (API, worker, manage.py, tests) can send tasks to the broker.
         from .celery_app import configure
-        from .runtime import get_config
+        from elf_kernel.runtime import get_config
 
         configure(get_config())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import Celery
 
-from .config import ElfConfig
+from elf_config import ElfConfig
 
 app = Celery("elf")
 
@@ -21,13 +21,16 @@ def configure(cfg: ElfConfig) -> Celery:
             "memory-lifecycle-gc": {
                 "task": "memory.lifecycle_gc", "schedule": crontab(minute=0), "options": {"expires": 3000.0},
             },
-            # Search traces: persist queued traces every 5 s; retention (expired traces, candidates, llm_cache,
-            # settled outbox rows) at a quarter past every hour, away from the lifecycle GC.
+            # Search traces: persist queued traces every 5 s; retention (expired traces, candidates, settled
+            # outbox rows) and expired llm_cache entries at a quarter past every hour, away from the lifecycle GC.
             "traces-sweep-outbox": {
                 "task": "traces.sweep_trace_outbox", "schedule": 5.0, "options": {"expires": 5.0},
             },
             "traces-retention-cleanup": {
                 "task": "traces.retention_cleanup", "schedule": crontab(minute=15), "options": {"expires": 3000.0},
+            },
+            "search-llm-cache-retention": {
+                "task": "search.llm_cache_retention", "schedule": crontab(minute=15), "options": {"expires": 3000.0},
             },
         },
         broker_url=cfg.worker.broker_url,
@@ -47,5 +50,5 @@ def configure(cfg: ElfConfig) -> Celery:
         task_publish_retry_policy={"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2},
         broker_transport_options={"socket_connect_timeout": 2, "socket_timeout": 5},
     )
-    app.autodiscover_tasks(["elf_project", "memory", "traces", "docs_ext"])
+    app.autodiscover_tasks(["elf_project", "memory", "traces", "search", "docs_ext"])
     return app

@@ -12,7 +12,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .runtime import get_config
+from elf_kernel.runtime import get_config
 
 PROBE_TIMEOUT_S = 2
 

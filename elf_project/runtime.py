@@ -1,4 +1,4 @@
-"""Process-wide holder of the loaded config and the one bootstrap every entry point calls.
+"""The one bootstrap every Django entry point calls.
 
 Django needs DJANGO_SETTINGS_MODULE to find ``elf_project.settings``; that is in-process plumbing, not
 configuration: every value the settings use comes from the ElfConfig loaded here from ``-c``.
@@ -7,31 +7,9 @@ configuration: every value the settings use comes from the ElfConfig loaded here
 from __future__ import annotations
 
 import os
-import sys
 
-from .config import ConfigError, ElfConfig, load_config
-
-_config: ElfConfig | None = None
-
-
-def get_config() -> ElfConfig:
-    if _config is None:
-        raise RuntimeError("ELF config not loaded: entry points must call elf_project.runtime.bootstrap(path)")
-    return _config
-
-
-def set_config(cfg: ElfConfig) -> None:
-    global _config
-    _config = cfg
-
-
-def load_or_exit(path: str) -> ElfConfig:
-    """Load the config, or print every problem and exit with status 2."""
-    try:
-        return load_config(path)
-    except ConfigError as exc:
-        print(f"elf: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+from elf_config import ElfConfig, load_or_exit
+from elf_kernel.runtime import set_config
 
 
 def bootstrap(path: str, *, setup_django: bool = True) -> ElfConfig:

@@ -9,7 +9,7 @@ import os
 import secrets
 from pathlib import Path
 
-from .config import ElfConfig
+from elf_config import ElfConfig
 
 
 def secret_key_path(cfg: ElfConfig) -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from .runtime import get_config
+from elf_kernel.runtime import get_config
 from .secret_key import load_or_create_secret_key
 
 CFG = get_config()
@@ -29,15 +29,17 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "elf_project",
     "memory",
-    "traces",
     "docs_ext",
+    "graph",
+    "traces",
+    "search",
 ]
 
 MIDDLEWARE = [
-    "elf_project.listener.ListenerRoutingMiddleware",
+    "elf_kernel.listener.ListenerRoutingMiddleware",
     # Static API keys (security.auth_mode), then the body caps: an unauthenticated body is never read.
-    "elf_project.auth.AuthMiddleware",
-    "elf_project.body_limits.BodyLimitMiddleware",
+    "elf_kernel.auth.AuthMiddleware",
+    "elf_kernel.body_limits.BodyLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -47,8 +49,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
 ]
 
-# Django's own cap on a read body must not undercut the largest endpoint limit (elf_project.body_limits).
-from .body_limits import DOCS_MAX_BODY_BYTES  # noqa: E402
+# Django's own cap on a read body must not undercut the largest endpoint limit (elf_kernel.body_limits).
+from elf_kernel.body_limits import DOCS_MAX_BODY_BYTES  # noqa: E402
 
 DATA_UPLOAD_MAX_MEMORY_SIZE = DOCS_MAX_BODY_BYTES
 
@@ -91,7 +93,7 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = False
 
 REST_FRAMEWORK = {
-    "EXCEPTION_HANDLER": "elf_project.errors.exception_handler",
+    "EXCEPTION_HANDLER": "elf_kernel.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],

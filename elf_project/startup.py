@@ -10,7 +10,7 @@ from pathlib import Path
 
 import psycopg
 
-from .config import ElfConfig
+from elf_config import ElfConfig
 
 log = logging.getLogger("elf.startup")
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
@@ -72,7 +72,8 @@ def ensure_index(cfg: ElfConfig) -> bool:
     """
     from qdrant_client import QdrantClient
 
-    from elf_infra.index.notes_collection import NotesCollectionMismatch, ensure_notes_collection
+    from elf_infra.index.hybrid import CollectionMismatch
+    from elf_infra.index.notes_collection import ensure_notes_collection
 
     try:
         client = QdrantClient(url=cfg.storage.qdrant.url, timeout=5)
@@ -81,7 +82,7 @@ def ensure_index(cfg: ElfConfig) -> bool:
         finally:
             client.close()
         return True
-    except NotesCollectionMismatch as exc:
+    except CollectionMismatch as exc:
         raise StartupError(str(exc)) from None
     except Exception as exc:  # the service still starts; /health reports qdrant down
         log.warning("qdrant not ready at %s: %s", cfg.storage.qdrant.url, exc)

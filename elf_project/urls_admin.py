@@ -11,7 +11,7 @@ from memory.api.ingestion_profile_views import (
     IngestionProfileView,
 )
 from traces.api.views import RecentTracesView, TraceBundleView, TraceItemView, TrajectoryView, TraceView
-from memory.api.search_views import RawSearchView
+from search.api.views import RawSearchView
 
 from .api.context_view import ContextView
 from .urls_common import common_patterns
@@ -33,6 +33,6 @@ urlpatterns = common_patterns(__name__) + [
     path("v2/admin/events/ingestion-profiles/<str:profile_id>/versions", IngestionProfileVersionsView.as_view()),
 ]
 
-handler400 = "elf_project.errors.json_400"
-handler404 = "elf_project.errors.json_404"
-handler500 = "elf_project.errors.json_500"
+handler400 = "elf_kernel.errors.json_400"
+handler404 = "elf_kernel.errors.json_404"
+handler500 = "elf_kernel.errors.json_500"

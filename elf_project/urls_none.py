@@ -2,5 +2,5 @@
 
 urlpatterns: list = []
 
-handler404 = "elf_project.errors.json_404"
-handler500 = "elf_project.errors.json_500"
+handler404 = "elf_kernel.errors.json_404"
+handler500 = "elf_kernel.errors.json_500"

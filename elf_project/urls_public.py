@@ -5,7 +5,7 @@ from django.urls import path
 from memory.api.events_views import EventsIngestView
 from memory.api.notes_views import NoteDetailView, NotesIngestView, NotesListView
 from memory.api.sharing_views import NotePublishView, NoteUnpublishView, SpaceGrantRevokeView, SpaceGrantsView
-from memory.api.search_views import SearchCreateView, SearchNotesView, SearchSessionView, SearchTimelineView
+from search.api.views import SearchCreateView, SearchNotesView, SearchSessionView, SearchTimelineView
 
 from .api.context_view import ContextView
 from .urls_common import common_patterns
@@ -26,6 +26,6 @@ urlpatterns = common_patterns(__name__) + [
     path("v2/searches/<uuid:search_id>/notes", SearchNotesView.as_view(), name="search-notes"),
 ]
 
-handler400 = "elf_project.errors.json_400"
-handler404 = "elf_project.errors.json_404"
-handler500 = "elf_project.errors.json_500"
+handler400 = "elf_kernel.errors.json_400"
+handler404 = "elf_kernel.errors.json_404"
+handler500 = "elf_kernel.errors.json_500"

@@ -5,22 +5,11 @@ one transaction; editing rows here would bypass that.
 """
 
 from django.contrib import admin, messages
-from django.utils.html import format_html, format_html_join
 
+from elf_kernel.admin import ReadOnlyAdmin, html_table
 from memory.indexing.outbox import retry_now
 from memory.models import IndexingOutbox, MemoryIngestDecision, MemoryNote, MemoryNoteVersion, MemorySpaceGrant
 from memory.selectors import note_readers
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(MemoryNote)
@@ -47,12 +36,12 @@ class MemoryNoteAdmin(ReadOnlyAdmin):
 
     @admin.display(description="who can read this note (owner and active grants)")
     def who_can_read(self, obj):
-        return _table(("who", "through"), note_readers(obj))
+        return html_table(("who", "through"), note_readers(obj))
 
     @admin.display(description="versions (newest first)")
     def versions(self, obj):
         rows = MemoryNoteVersion.objects.filter(note_id=obj.note_id).order_by("-ts")[:50]
-        return _table(
+        return html_table(
             ("when", "op", "reason", "actor", "text before", "text after"),
             (
                 (v.ts, v.op, v.reason, v.actor, (v.prev_snapshot or {}).get("text", ""),
@@ -64,7 +53,7 @@ class MemoryNoteAdmin(ReadOnlyAdmin):
     @admin.display(description="ingest decisions (newest first)")
     def ingest_decisions(self, obj):
         rows = MemoryIngestDecision.objects.filter(note_id=obj.note_id).order_by("-ts")[:50]
-        return _table(
+        return html_table(
             ("when", "pipeline", "base", "policy", "op", "reason", "similarity"),
             (
                 (d.ts, d.pipeline, d.base_decision, d.policy_decision, d.note_op, d.reason_code or "",
@@ -136,15 +125,6 @@ class MemoryIngestDecisionAdmin(ReadOnlyAdmin):
     list_filter = ("pipeline", "policy_decision", "note_op", "reason_code", "tenant_id", "project_id")
     search_fields = ("note_key", "note_id__exact")
     ordering = ("-ts",)
-
-
-def _table(headers, rows):
-    """A small HTML table for read-only detail pages (values escaped by format_html_join)."""
-    head = format_html_join("", "<th>{}</th>", ((h,) for h in headers))
-    body = format_html_join(
-        "", "<tr>{}</tr>", ((format_html_join("", "<td>{}</td>", ((c,) for c in row)),) for row in rows)
-    )
-    return format_html("<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", head, body)
 
 
 # --- add_event ingestion profiles (supplement section 6): versions are immutable, set through the admin API ---

@@ -13,22 +13,8 @@ import uuid
 from django.db import models
 from django.db.models.functions import Now
 
-from elf_project.model_bases import StoredVector
-
-
-class Scope(models.TextChoices):
-    AGENT_PRIVATE = "agent_private"
-    PROJECT_SHARED = "project_shared"
-    ORG_SHARED = "org_shared"
-
-
-class NoteType(models.TextChoices):
-    PREFERENCE = "preference"
-    CONSTRAINT = "constraint"
-    DECISION = "decision"
-    PROFILE = "profile"
-    FACT = "fact"
-    PLAN = "plan"
+from elf_domain.vocabulary import NoteType, OutboxOp, OutboxStatus, Scope
+from elf_kernel.model_bases import StoredVector, choices_of
 
 
 class NoteStatus(models.TextChoices):
@@ -42,17 +28,6 @@ class VersionOp(models.TextChoices):
     UPDATE = "UPDATE"
     DEPRECATE = "DEPRECATE"
     DELETE = "DELETE"
-
-
-class OutboxOp(models.TextChoices):
-    UPSERT = "UPSERT"
-    DELETE = "DELETE"
-
-
-class OutboxStatus(models.TextChoices):
-    PENDING = "PENDING"
-    DONE = "DONE"
-    FAILED = "FAILED"
 
 
 class Pipeline(models.TextChoices):
@@ -91,24 +66,13 @@ class GranteeKind(models.TextChoices):
     PROJECT = "project"
 
 
-class PredicateCardinality(models.TextChoices):
-    SINGLE = "single"
-    MULTI = "multi"
-
-
-class PredicateStatus(models.TextChoices):
-    PENDING = "pending"
-    ACTIVE = "active"
-    DEPRECATED = "deprecated"
-
-
 class MemoryNote(models.Model):
     note_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
     tenant_id = models.TextField()
     project_id = models.TextField()
     agent_id = models.TextField()
-    scope = models.TextField(choices=Scope.choices)
-    type = models.TextField(choices=NoteType.choices)
+    scope = models.TextField(choices=choices_of(Scope))
+    type = models.TextField(choices=choices_of(NoteType))
     key = models.TextField(null=True, blank=True)
     text = models.TextField()
     importance = models.FloatField()
@@ -217,9 +181,9 @@ class MemoryHit(models.Model):
 class IndexingOutbox(models.Model):
     outbox_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
     note_id = models.UUIDField()
-    op = models.TextField(choices=OutboxOp.choices)
+    op = models.TextField(choices=choices_of(OutboxOp))
     embedding_version = models.TextField()
-    status = models.TextField(choices=OutboxStatus.choices)
+    status = models.TextField(choices=choices_of(OutboxStatus))
     attempts = models.IntegerField(db_default=0)
     last_error = models.TextField(null=True, blank=True)
     available_at = models.DateTimeField(db_default=Now())
@@ -341,180 +305,3 @@ class MemoryIngestionProfileDefault(models.Model):
     def __str__(self) -> str:
         version = "latest" if self.version is None else f"v{self.version}"
         return f"{self.tenant_id}/{self.project_id} {self.pipeline} default: {self.profile_id} {version}"
-
-
-class SearchSession(models.Model):
-    search_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
-    tenant_id = models.TextField()
-    project_id = models.TextField()
-    agent_id = models.TextField()
-    read_profile = models.TextField()
-    query = models.TextField()
-    trace_id = models.UUIDField()
-    items = models.JSONField()
-    created_at = models.DateTimeField(db_default=Now())
-    expires_at = models.DateTimeField()
-
-    class Meta:
-        managed = False
-        db_table = "search_sessions"
-
-    def __str__(self) -> str:
-        return f"search {self.search_id}: {self.query[:60]}"
-
-
-class GraphEntity(models.Model):
-    entity_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
-    tenant_id = models.TextField()
-    project_id = models.TextField()
-    canonical = models.TextField()
-    canonical_norm = models.TextField()
-    kind = models.TextField(null=True, blank=True)
-    created_at = models.DateTimeField(db_default=Now())
-    updated_at = models.DateTimeField(db_default=Now())
-
-    class Meta:
-        managed = False
-        db_table = "graph_entities"
-        verbose_name_plural = "graph entities"
-
-    def __str__(self) -> str:
-        return f"{self.canonical} ({self.kind})" if self.kind else self.canonical
-
-
-class GraphEntityAlias(models.Model):
-    alias_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
-    entity = models.ForeignKey(
-        GraphEntity, on_delete=models.DO_NOTHING, db_column="entity_id", related_name="aliases"
-    )
-    alias = models.TextField()
-    alias_norm = models.TextField()
-    created_at = models.DateTimeField(db_default=Now())
-
-    class Meta:
-        managed = False
-        db_table = "graph_entity_aliases"
-        verbose_name_plural = "graph entity aliases"
-
-    def __str__(self) -> str:
-        return self.alias
-
-
-class GraphPredicate(models.Model):
-    predicate_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
-    scope_key = models.TextField()
-    tenant_id = models.TextField(null=True, blank=True)
-    project_id = models.TextField(null=True, blank=True)
-    canonical = models.TextField()
-    canonical_norm = models.TextField()
-    cardinality = models.TextField(choices=PredicateCardinality.choices)
-    status = models.TextField(choices=PredicateStatus.choices)
-    created_at = models.DateTimeField(db_default=Now())
-    updated_at = models.DateTimeField(db_default=Now())
-
-    class Meta:
-        managed = False
-        db_table = "graph_predicates"
-
-    def __str__(self) -> str:
-        return f"{self.canonical} [{self.scope_key}, {self.cardinality}, {self.status}]"
-
-
-class GraphPredicateAlias(models.Model):
-    alias_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
-    predicate = models.ForeignKey(
-        GraphPredicate, on_delete=models.DO_NOTHING, db_column="predicate_id", related_name="aliases"
-    )
-    scope_key = models.TextField()
-    alias = models.TextField()
-    alias_norm = models.TextField()
-    created_at = models.DateTimeField(db_default=Now())
-
-    class Meta:
-        managed = False
-        db_table = "graph_predicate_aliases"
-        verbose_name_plural = "graph predicate aliases"
-
-    def __str__(self) -> str:
-        return f"{self.alias} [{self.scope_key}]"
-
-
-class GraphFact(models.Model):
-    fact_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
-    tenant_id = models.TextField()
-    project_id = models.TextField()
-    agent_id = models.TextField()
-    scope = models.TextField(choices=Scope.choices)
-    subject_entity = models.ForeignKey(
-        GraphEntity,
-        on_delete=models.DO_NOTHING,
-        db_column="subject_entity_id",
-        related_name="facts_as_subject",
-    )
-    # The predicate as written; predicate_ref is the resolved registry entry (column predicate_id).
-    predicate = models.TextField()
-    predicate_ref = models.ForeignKey(
-        GraphPredicate, on_delete=models.DO_NOTHING, db_column="predicate_id", related_name="facts"
-    )
-    object_entity = models.ForeignKey(
-        GraphEntity,
-        on_delete=models.DO_NOTHING,
-        db_column="object_entity_id",
-        related_name="facts_as_object",
-        null=True,
-        blank=True,
-    )
-    object_value = models.TextField(null=True, blank=True)
-    valid_from = models.DateTimeField()
-    valid_to = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(db_default=Now())
-    updated_at = models.DateTimeField(db_default=Now())
-
-    class Meta:
-        managed = False
-        db_table = "graph_facts"
-
-    def __str__(self) -> str:
-        obj = self.object_value if self.object_value is not None else f"entity {self.object_entity_id}"
-        return f"{self.subject_entity_id} {self.predicate} {obj}"
-
-
-class GraphFactEvidence(models.Model):
-    evidence_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
-    fact = models.ForeignKey(
-        GraphFact, on_delete=models.DO_NOTHING, db_column="fact_id", related_name="evidence"
-    )
-    note = models.ForeignKey(
-        MemoryNote, on_delete=models.DO_NOTHING, db_column="note_id", related_name="fact_evidence"
-    )
-    created_at = models.DateTimeField(db_default=Now())
-
-    class Meta:
-        managed = False
-        db_table = "graph_fact_evidence"
-        verbose_name_plural = "graph fact evidence"
-
-    def __str__(self) -> str:
-        return f"fact {self.fact_id} <- note {self.note_id}"
-
-
-class GraphFactSupersession(models.Model):
-    supersession_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
-    tenant_id = models.TextField()
-    project_id = models.TextField()
-    from_fact = models.ForeignKey(
-        GraphFact, on_delete=models.DO_NOTHING, db_column="from_fact_id", related_name="superseded_by"
-    )
-    to_fact = models.ForeignKey(
-        GraphFact, on_delete=models.DO_NOTHING, db_column="to_fact_id", related_name="supersedes"
-    )
-    note_id = models.UUIDField()
-    effective_at = models.DateTimeField()
-    created_at = models.DateTimeField(db_default=Now())
-
-    class Meta:
-        managed = False
-        db_table = "graph_fact_supersessions"
-
-    def __str__(self) -> str:
-        return f"fact {self.from_fact_id} -> {self.to_fact_id} at {self.effective_at}"

@@ -6,9 +6,9 @@ from __future__ import annotations
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from elf_project.context import RequestContext
+from elf_kernel.context import RequestContext
 
-from .domain.spaces import ORG_PROJECT_ID
+from elf_domain.spaces import ORG_PROJECT_ID
 from .models import GranteeKind, MemoryNote, MemorySpaceGrant, NoteStatus, Scope
 
 SHARED_SCOPES = (Scope.PROJECT_SHARED, Scope.ORG_SHARED)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from elf_project.runtime import get_config
+from elf_kernel.runtime import get_config
 
 from .indexing.outbox import PROCESS_TASK
 from .indexing.processor import process_due, process_row

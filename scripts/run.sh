@@ -26,7 +26,7 @@ trap stop_all INT TERM EXIT
 "$BIN/elf-worker" -c "$CFG" & pids+=($!)
 
 read -r HTTP ADMIN MCP < <("$BIN/python" -c "
-from elf_project.config import load_config
+from elf_config import load_config
 c = load_config('$CFG'); print(c.service.http_bind, c.service.admin_bind, c.service.mcp_bind if c.mcp else '-')")
 # elf-mcp only when the config has an [mcp] section (the context it acts in).
 if [ "$MCP" != "-" ]; then

@@ -27,7 +27,7 @@ def entry_point(name: str) -> str:
 
 @pytest.fixture(scope="session")
 def test_cfg():
-    from elf_project.config import load_config
+    from elf_config import load_config
 
     return load_config(TEST_CONFIG)
 
@@ -217,7 +217,7 @@ class ServiceFactory:
                 conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(db)))
 
     def __call__(self, name: str, mutate=None) -> ServiceSet:
-        from elf_project.config import load_config
+        from elf_config import load_config
 
         fake = FakeProviderServer().start()
         fake.handle(EMBED_PATH, local_model_embeddings)

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from elf_project.config import load_config
-from elf_project.runtime import set_config
+from elf_config import load_config
+from elf_kernel.runtime import set_config
 
 TEST_CONFIG_PATH = Path(__file__).resolve().parent / "elf.test.toml"
 set_config(load_config(TEST_CONFIG_PATH))

@@ -13,7 +13,7 @@ import pytest
 import requests
 
 from elf_project import auth
-from elf_project.config.schema import AuthKeyConfig
+from elf_config.schema import AuthKeyConfig
 
 TOKENS = {name: secrets.token_urlsafe(24) for name in ("user", "admin", "legacy_admin", "other_tenant", "profiled")}
 KEYS = [

@@ -16,9 +16,9 @@ from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpResponse
 from django.test import RequestFactory, override_settings
 
-from elf_project.body_limits import DOCS_MAX_BODY_BYTES, MAX_BODY_BYTES, BodyLimitMiddleware
-from elf_project.errors import exception_handler, json_400
-from elf_project.listener import ADMIN_URLCONF, listener_urlconfs
+from elf_kernel.body_limits import DOCS_MAX_BODY_BYTES, MAX_BODY_BYTES, BodyLimitMiddleware
+from elf_kernel.errors import exception_handler, json_400
+from elf_kernel.listener import ADMIN_URLCONF, listener_urlconfs
 from tests.conftest import CONTEXT_HEADERS
 
 MIB = 1024 * 1024

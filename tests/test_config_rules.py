@@ -9,7 +9,7 @@ import tomllib
 
 import pytest
 
-from elf_project.config import ConfigError, load_config
+from elf_config import ConfigError, load_config
 from tests.conftest import REPO, entry_point
 from tests.toml_writer import dumps
 

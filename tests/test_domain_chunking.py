@@ -1,4 +1,4 @@
-"""Sentence-aware token chunking (memory.domain.chunking): pure, with a tiny word tokenizer."""
+"""Sentence-aware token chunking (elf_domain.chunking): pure, with a tiny word tokenizer."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from memory.domain.chunking import Chunk, chunk_text, sentence_starts
+from elf_domain.chunking import Chunk, chunk_text, sentence_starts
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 

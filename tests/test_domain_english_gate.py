@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from memory.domain import english_gate
-from memory.domain.english_gate import (
+from elf_domain.english_gate import (
     CONTROL_OR_INVISIBLE,
     DISALLOWED_SCRIPT,
     NOT_ENGLISH,

@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from memory.domain.evidence import (
+from elf_domain.evidence import (
     REJECT_EVIDENCE_MISMATCH,
     REJECT_WRITE_POLICY_MISMATCH,
     CandidateError,
@@ -17,7 +17,7 @@ from memory.domain.evidence import (
     validate_candidate,
     validate_candidates,
 )
-from memory.domain.write_policy import apply_write_policy, parse_write_policy
+from elf_domain.write_policy import apply_write_policy, parse_write_policy
 
 ORIGINALS = [
     "We decided to deploy with Helm; the staging token is tok_9f8e7d.",

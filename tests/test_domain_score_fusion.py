@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.domain.score_fusion import EQUAL_WEIGHT, fuse_scores
+from search.domain.score_fusion import EQUAL_WEIGHT, fuse_scores
 
 W = {"dense": EQUAL_WEIGHT, "bm25": EQUAL_WEIGHT}
 

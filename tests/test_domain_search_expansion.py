@@ -9,7 +9,7 @@ import uuid
 import pytest
 from blake3 import blake3
 
-from memory.domain.cache_keys import (
+from elf_domain.cache_keys import (
     EXPANSION_CACHE_SCHEMA,
     RERANK_CACHE_SCHEMA,
     canonical_json,
@@ -18,7 +18,7 @@ from memory.domain.cache_keys import (
     payload_fits,
     rerank_cache_key,
 )
-from memory.domain.expansion import (
+from search.domain.expansion import (
     SYSTEM_PROMPT,
     ExpansionOutputError,
     parse_expansion,

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memory.domain.search_filter import (
+from search.domain.search_filter import (
     FIELDS,
     OPS,
     And,

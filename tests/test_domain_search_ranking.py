@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memory.domain.ranking import (
+from search.domain.ranking import (
     RANKING_EXPLAIN_SCHEMA,
     Candidate,
     RankingParams,
@@ -22,8 +22,8 @@ from memory.domain.ranking import (
     scope_boost,
     tie_breaker,
 )
-from memory.domain.rrf import rrf_fuse
-from memory.domain.snippets import ChunkText, stitch_snippet
+from search.domain.rrf import rrf_fuse
+from search.domain.snippets import ChunkText, stitch_snippet
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 V2_TERMS = [

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.domain.secrets import (
+from elf_domain.secrets import (
     SECRET_KINDS,
     SecretFinding,
     contains_secret,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.domain.write_policy import (
+from elf_domain.write_policy import (
     MAX_REPLACEMENT_CHARS,
     Redaction,
     Span,

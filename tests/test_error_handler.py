@@ -6,7 +6,7 @@ import logging
 
 from rest_framework import exceptions as drf_exc
 
-from elf_project.errors import InvalidRequest, NonEnglishInput, NotFound, ScopeDenied, exception_handler
+from elf_kernel.errors import InvalidRequest, NonEnglishInput, NotFound, ScopeDenied, exception_handler
 
 
 def _render(exc):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory.domain.english_gate import passes_identifier_gate
+from elf_domain.english_gate import passes_identifier_gate
 
 
 @pytest.mark.parametrize("value", ["tenant-1", "proj_A.b", "agent:42", "café", "naïve", "a b", "x@y.z", "ＡＢＣ"])

@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 
-from elf_infra.providers.extractor_prompt import BUILTIN_EXTRACTOR_PROMPT, RESPONSE_JSON_SCHEMA
-from elf_project.context import RequestContext
-from elf_project.errors import NotFound
+from elf_domain.extractor_prompt import BUILTIN_EXTRACTOR_PROMPT, RESPONSE_JSON_SCHEMA
+from elf_kernel.context import RequestContext
+from elf_kernel.errors import NotFound
 from memory.domain.ingestion_profile import merge_with_builtin, profile_problems
 from memory.services.ingestion_profiles import create_profile, resolve_profile, set_default
 

@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from elf_infra.providers.local_extractor import LocalExtractorProvider
-from memory.domain.english_gate import check_natural_language
+from elf_domain.english_gate import check_natural_language
 
 LABELLED = Path(__file__).parent / "data" / "local_extractor_labelled.json"
 MIN_PRECISION = 0.90

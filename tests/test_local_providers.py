@@ -13,7 +13,7 @@ from elf_infra.providers.local_embedder import EMBEDDING_DIM, MAX_TOKENS, LocalE
 from elf_infra.providers.local_extractor import LocalExtractorProvider
 from elf_infra.providers.local_rerank import LocalRerankProvider
 from elf_infra.providers.tokenizer import get_tokenizer
-from elf_project.config import load_config
+from elf_config import load_config
 from tests.conftest import REPO
 
 EATING_FOOD = "A man is eating food."

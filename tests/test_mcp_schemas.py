@@ -14,7 +14,7 @@ from rest_framework import serializers
 from elf_mcp.catalog import all_tools
 from elf_mcp.serializer_schema import serializer_schema
 from elf_mcp.tool_spec import BODY_METHODS, READ_PROFILE_ARG
-from memory.api.strict import StrictSerializer
+from elf_kernel.api.strict import StrictSerializer
 
 SPEC_SECTION_17 = {
     "elf_notes_ingest", "elf_events_ingest", "elf_searches_create", "elf_searches_get", "elf_searches_timeline",

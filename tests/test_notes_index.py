@@ -9,15 +9,8 @@ import pytest
 from qdrant_client import QdrantClient, models
 
 from elf_infra.index import bm25
-from elf_infra.index.notes_collection import (
-    KEYWORD_INDEXES,
-    NotesCollectionMismatch,
-    chunk_point,
-    delete_note_points,
-    ensure_notes_collection,
-    hybrid_query,
-    upsert_chunks,
-)
+from elf_infra.index.hybrid import CollectionMismatch, hybrid_query, upsert_points
+from elf_infra.index.notes_collection import KEYWORD_INDEXES, chunk_point, delete_note_points, ensure_notes_collection
 from elf_infra.qdrant_server.launcher import EmbeddedQdrant
 from tests.qdrant_fixtures import client_for, qdrant_server  # noqa: F401
 
@@ -124,13 +117,13 @@ def test_ensure_notes_collection_creates_checks_and_is_idempotent(qdrant_server:
     assert {f: s.data_type for f, s in info.payload_schema.items()} == dict.fromkeys(
         KEYWORD_INDEXES, models.PayloadSchemaType.KEYWORD
     )
-    with pytest.raises(NotesCollectionMismatch, match="size 4 but storage.qdrant.vector_dim is 8"):
+    with pytest.raises(CollectionMismatch, match="size 4 but storage.qdrant.vector_dim is 8"):
         ensure_notes_collection(client, NAME, 8)
 
     client.create_collection(
         "no_sparse", vectors_config={"dense": models.VectorParams(size=DIM, distance=models.Distance.COSINE)}
     )
-    with pytest.raises(NotesCollectionMismatch, match="bm25"):
+    with pytest.raises(CollectionMismatch, match="bm25"):
         ensure_notes_collection(client, "no_sparse", DIM)
 
 
@@ -138,7 +131,7 @@ def _seed(client: QdrantClient) -> dict[str, str]:
     """Four notes in t1/p1 plus decoys in another project; returns note ids by name."""
     ensure_notes_collection(client, NAME, DIM)
     ids = {n: str(uuid.uuid4()) for n in ("A", "B", "C", "E", "other_project")}
-    upsert_chunks(
+    upsert_points(
         client,
         NAME,
         [

@@ -20,12 +20,12 @@ from elf_infra.providers.errors import (
     ProviderResponseError,
     ProviderTimeoutError,
 )
-from elf_infra.providers.extractor_prompt import RESPONSE_JSON_SCHEMA
+from elf_domain.extractor_prompt import RESPONSE_JSON_SCHEMA
 from elf_infra.providers.http_embedding import HttpEmbeddingProvider
 from elf_infra.providers.http_extractor import MAX_CALLS, HttpExtractorProvider
 from elf_infra.providers.http_rerank import HttpRerankProvider
-from elf_project.config import load_config
-from elf_project.config.schema import EmbeddingProviderConfig, ExtractorProviderConfig, RerankProviderConfig
+from elf_config import load_config
+from elf_config.schema import EmbeddingProviderConfig, ExtractorProviderConfig, RerankProviderConfig
 from tests.conftest import REPO
 from tests.fake_provider_server import (
     FakeProviderServer,

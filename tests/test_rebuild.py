@@ -12,7 +12,7 @@ import requests
 from qdrant_client import models
 
 from elf_infra.index import bm25
-from elf_infra.index.notes_collection import hybrid_query
+from elf_infra.index.hybrid import hybrid_query
 from tests.conftest import REPO
 from tests.indexing_helpers import (
     chunk_ids,

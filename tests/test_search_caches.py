@@ -13,14 +13,14 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from elf_project.config import ElfConfig, load_config
-from memory.domain.cache_keys import expansion_cache_key, rerank_cache_key
-from memory.search.expansion import expand_query
-from memory.search.rerank import rerank_with_cache
+from elf_config import ElfConfig, load_config
+from elf_domain.cache_keys import expansion_cache_key, rerank_cache_key
+from search.services.expansion import expand_query
+from search.services.rerank import rerank_with_cache
 from tests.conftest import CHAT_PATH, RERANK_PATH, TEST_CONFIG
 from tests.fake_provider_server import FakeProviderServer, FakeResponse, chat_completion
-from traces.models import LlmCache
-from traces.services.llm_cache import CACHE_KIND_EXPANSION, CACHE_KIND_RERANK, cache_get, cache_put
+from search.models import LlmCache
+from search.services.llm_cache import CACHE_KIND_EXPANSION, CACHE_KIND_RERANK, cache_get, cache_put
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,8 @@ import json
 
 from django.contrib import admin
 
-from memory.admin import ReadOnlyAdmin, _table
-from traces.models import LlmCache, SearchTrace, SearchTraceItem, SearchTraceOutbox, SearchTraceStage
+from elf_kernel.admin import ReadOnlyAdmin, html_table
+from traces.models import SearchTrace, SearchTraceItem, SearchTraceOutbox, SearchTraceStage
 
 PAYLOAD_SUMMARY_CHARS = 300
 
@@ -34,7 +34,7 @@ class SearchTraceAdmin(ReadOnlyAdmin):
     @admin.display(description="result items (by rank)")
     def result_items(self, obj):
         items = SearchTraceItem.objects.filter(trace_id=obj.trace_id).order_by("rank")
-        return _table(
+        return html_table(
             ("rank", "item (result_handle)", "note", "chunk", "final_score", "ranking terms"),
             ((i.rank, i.item_id, i.note_id, i.chunk_id or "", i.final_score, _ranking_terms(i.explain))
              for i in items),
@@ -43,7 +43,7 @@ class SearchTraceAdmin(ReadOnlyAdmin):
     @admin.display(description="stages (trajectory)")
     def stages(self, obj):
         stages = SearchTraceStage.objects.filter(trace_id=obj.trace_id).order_by("stage_order", "stage_name")
-        return _table(
+        return html_table(
             ("order", "stage", "payload"),
             ((st.stage_order, st.stage_name, _summary(st.stage_payload)) for st in stages),
         )
@@ -56,7 +56,7 @@ def _ranking_terms(explain):
     if not isinstance(terms, list):
         return ""
     rows = ((t.get("name", ""), t.get("value", "")) for t in terms if isinstance(t, dict))
-    return _table(("term", "value"), rows)
+    return html_table(("term", "value"), rows)
 
 
 def _summary(payload) -> str:
@@ -70,11 +70,3 @@ class SearchTraceOutboxAdmin(ReadOnlyAdmin):
     list_filter = ("status",)
     search_fields = ("trace_id__exact", "last_error")
     ordering = ("-created_at",)
-
-
-@admin.register(LlmCache)
-class LlmCacheAdmin(ReadOnlyAdmin):
-    list_display = ("cache_kind", "cache_key", "hit_count", "created_at", "last_accessed_at", "expires_at")
-    list_filter = ("cache_kind",)
-    search_fields = ("cache_key",)
-    ordering = ("-last_accessed_at",)

@@ -11,7 +11,8 @@ import uuid
 from django.db import models
 from django.db.models.functions import Now
 
-from memory.models import OutboxStatus
+from elf_domain.vocabulary import OutboxStatus
+from elf_kernel.model_bases import choices_of
 
 
 class ExpansionMode(models.TextChoices):
@@ -103,7 +104,7 @@ class SearchTraceStageItem(models.Model):
 class SearchTraceOutbox(models.Model):
     outbox_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
     trace_id = models.UUIDField()
-    status = models.TextField(choices=OutboxStatus.choices)
+    status = models.TextField(choices=choices_of(OutboxStatus))
     attempts = models.IntegerField(db_default=0)
     last_error = models.TextField(null=True, blank=True)
     available_at = models.DateTimeField(db_default=Now())
@@ -136,23 +137,3 @@ class SearchTraceCandidate(models.Model):
 
     def __str__(self) -> str:
         return f"candidate #{self.rank} of trace {self.trace_id}"
-
-
-class LlmCache(models.Model):
-    cache_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
-    cache_kind = models.TextField()
-    cache_key = models.TextField()
-    payload = models.JSONField()
-    created_at = models.DateTimeField(db_default=Now())
-    last_accessed_at = models.DateTimeField(db_default=Now())
-    expires_at = models.DateTimeField()
-    hit_count = models.BigIntegerField(db_default=0)
-
-    class Meta:
-        managed = False
-        db_table = "llm_cache"
-        verbose_name = "LLM cache entry"
-        verbose_name_plural = "LLM cache entries"
-
-    def __str__(self) -> str:
-        return f"{self.cache_kind}:{self.cache_key[:16]}"

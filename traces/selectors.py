@@ -16,8 +16,8 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from elf_project.context import RequestContext
-from elf_project.errors import NotFound
+from elf_kernel.context import RequestContext
+from elf_kernel.errors import NotFound
 
 from memory.models import MemoryNoteChunk
 from memory.selectors import readable_notes

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from elf_project.runtime import get_config
+from elf_kernel.runtime import get_config
 
 from .services.enqueue import PROCESS_TRACE_TASK
 from .services.outbox import process_due, process_row
@@ -32,5 +32,5 @@ def sweep_trace_outbox() -> int:
 
 @shared_task(name=RETENTION_TASK, acks_late=True, ignore_result=True)
 def retention_cleanup() -> dict[str, int]:
-    """Delete expired traces, candidates and llm_cache rows, and settled outbox rows."""
+    """Delete expired traces and candidates, and settled outbox rows."""
     return run_retention(cfg=get_config()).as_dict()

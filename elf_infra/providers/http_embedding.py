@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from elf_project.config.schema import EmbeddingProviderConfig
+from elf_config.schema import EmbeddingProviderConfig
 
 from .errors import ProviderCountMismatchError, ProviderDimensionMismatchError, ProviderResponseError
 from .http_client import JsonPostClient

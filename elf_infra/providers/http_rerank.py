@@ -6,7 +6,7 @@ import math
 import sys
 from typing import Any
 
-from elf_project.config.schema import RerankProviderConfig
+from elf_config.schema import RerankProviderConfig
 
 from .errors import ProviderCountMismatchError, ProviderResponseError
 from .http_client import JsonPostClient

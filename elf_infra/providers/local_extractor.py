@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory.domain.secrets import contains_secret
+from elf_domain.secrets import contains_secret
 
 from .local_extractor_rules import clauses, match_statement, sentence_spans, skippable
 

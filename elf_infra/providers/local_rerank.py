@@ -2,7 +2,7 @@
 
 No cross-encoder ships in a PyPI package and nothing may be downloaded at run time, so the local reranker
 re-scores candidates with the bi-encoder that produced them plus a lexical signal, weighted equally (the
-same no-tuning choice as the retrieval fusion, memory.domain.score_fusion):
+same no-tuning choice as the retrieval fusion, search.domain.score_fusion):
 
     score = EMBEDDING_WEIGHT * cosine(query, doc) + LEXICAL_WEIGHT * overlap(query, doc)
 

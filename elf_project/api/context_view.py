@@ -7,12 +7,10 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..context import AGENT, PROJECT, READ_PROFILE, TENANT, context_from_request
-from .schema_docs import ERROR_RESPONSES
+from elf_domain.context_headers import READ_PROFILE
+from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
+from elf_kernel.context import context_from_request
 
-CONTEXT_HEADERS = [
-    OpenApiParameter(name, str, OpenApiParameter.HEADER, required=True) for name in (TENANT, PROJECT, AGENT)
-]
 
 
 class ContextView(APIView):

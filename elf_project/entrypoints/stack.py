@@ -11,8 +11,8 @@ from elf_infra.stack.procs import StackError
 from elf_infra.stack.qdrant import QdrantComponent
 from elf_infra.stack.redis import RedisComponent
 
-from ..config import ElfConfig
-from ..runtime import load_or_exit
+from elf_config import ElfConfig
+from elf_config import load_or_exit
 
 
 def components(cfg: ElfConfig) -> list:

@@ -10,8 +10,8 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from elf_project.api.schema_docs import ERROR_RESPONSES
-from elf_project.runtime import get_config
+from elf_kernel.api.schema_docs import ERROR_RESPONSES
+from elf_kernel.runtime import get_config
 
 from ..indexing.rebuild import rebuild_qdrant
 

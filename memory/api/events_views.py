@@ -9,19 +9,19 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from elf_infra.providers.factory import build_embedding
-from elf_project.api.context_view import CONTEXT_HEADERS
-from elf_project.api.validation import validated
-from elf_project.api.schema_docs import ERROR_RESPONSES
-from elf_project.context import context_from_request
-from elf_project.errors import InvalidRequest
-from elf_project.runtime import get_config
+from elf_kernel.api.schema_docs import CONTEXT_HEADERS
+from elf_kernel.api.validation import validated
+from elf_kernel.api.schema_docs import ERROR_RESPONSES
+from elf_kernel.context import context_from_request
+from elf_kernel.errors import InvalidRequest
+from elf_kernel.runtime import get_config
 
-from ..domain.write_policy import WritePolicyError, apply_write_policy, parse_write_policy
+from elf_domain.write_policy import WritePolicyError, apply_write_policy, parse_write_policy
 from ..services.events import EventMessage, ingest_event
 from ..services.ingestion_profiles import resolve_profile
-from .english_fields import IDENTIFIER, NATURAL, require_english
+from elf_kernel.api.english_fields import IDENTIFIER, NATURAL, require_english
 from .note_serializers import SCOPE_ALIASES, NoteResultSerializer
-from .strict import StrictSerializer
+from elf_kernel.api.strict import StrictSerializer
 
 MAX_MESSAGES = 100
 MAX_MESSAGE_CHARS = 16000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from .strict import StrictSerializer
+from elf_kernel.api.strict import StrictSerializer
 
 MAX_PROFILE_ID_CHARS = 128
 

@@ -9,15 +9,15 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from elf_project.api.context_view import CONTEXT_HEADERS
-from elf_project.api.validation import validated
-from elf_project.api.schema_docs import ERROR_RESPONSES, ErrorBody
-from elf_project.context import context_from_request
-from elf_project.errors import NotFound
+from elf_kernel.api.schema_docs import CONTEXT_HEADERS
+from elf_kernel.api.validation import validated
+from elf_kernel.api.schema_docs import ERROR_RESPONSES, ErrorBody
+from elf_kernel.context import context_from_request
+from elf_kernel.errors import NotFound
 
 from ..services import ingestion_profiles as svc
 from . import ingestion_profile_serializers as s
-from .english_fields import IDENTIFIER, require_english
+from elf_kernel.api.english_fields import IDENTIFIER, require_english
 
 PROFILE_ID_PATH = OpenApiParameter("profile_id", str, OpenApiParameter.PATH)
 

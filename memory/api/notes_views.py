@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-from datetime import datetime
 
 from django.db.models import Q
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -13,20 +9,21 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from elf_infra.providers.factory import build_embedding
-from elf_project.api.context_view import CONTEXT_HEADERS
-from elf_project.api.schema_docs import ERROR_RESPONSES
-from elf_project.context import context_from_request
-from elf_project.api.validation import validated
-from elf_project.errors import InvalidRequest, NotFound
-from elf_project.runtime import get_config
+from elf_kernel.api.pagination import decode_cursor, encode_cursor
+from elf_kernel.api.schema_docs import CONTEXT_HEADERS
+from elf_kernel.api.schema_docs import ERROR_RESPONSES
+from elf_kernel.context import context_from_request
+from elf_kernel.api.validation import validated
+from elf_kernel.errors import InvalidRequest, NotFound
+from elf_kernel.runtime import get_config
 
-from ..domain.write_policy import WritePolicyError, apply_write_policy, parse_write_policy
+from elf_domain.write_policy import WritePolicyError, apply_write_policy, parse_write_policy
 from ..selectors import list_notes, readable_notes
 from ..services.ingest import NoteInput, ingest_notes
 from ..services.note_changes import UNSET, delete_note, patch_note
 from ..services.note_fields import fields_of
 from . import note_serializers as s
-from .english_fields import IDENTIFIER, NATURAL, note_fields, require_english
+from elf_kernel.api.english_fields import IDENTIFIER, NATURAL, note_fields, require_english
 
 
 def _apply_policy(note: dict, index: int) -> tuple[str, dict | None]:
@@ -82,18 +79,6 @@ class NotesIngestView(APIView):
         return Response({"results": [r.as_dict() for r in results]})
 
 
-def _decode_cursor(cursor: str) -> tuple[datetime, str]:
-    try:
-        raw = json.loads(base64.urlsafe_b64decode(cursor.encode()).decode())
-        return datetime.fromisoformat(raw["u"]), str(raw["id"])
-    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise InvalidRequest("Invalid cursor.", ["$.query.cursor"]) from None
-
-
-def _encode_cursor(note) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"u": note.updated_at.isoformat(), "id": str(note.note_id)}).encode()).decode()
-
-
 class NotesListView(APIView):
     @extend_schema(
         summary="List readable notes (omitted scope excludes agent_private)", operation_id="elf_notes_list",
@@ -110,7 +95,7 @@ class NotesListView(APIView):
         q = validated(s.ListNotesQuerySerializer, request.query_params.dict(), "$.query")
         qs = list_notes(ctx, scope=q.get("scope"), status=q["status"], note_type=q.get("type"))
         if q.get("cursor"):
-            updated, note_id = _decode_cursor(q["cursor"])
+            updated, note_id = decode_cursor(q["cursor"])
             qs = qs.filter(Q(updated_at__lt=updated) | Q(updated_at=updated, note_id__lt=note_id))
         page = list(qs[: q["limit"] + 1])
         more = len(page) > q["limit"]
@@ -118,7 +103,7 @@ class NotesListView(APIView):
         structured = fields_of(n.note_id for n in page)
         return Response({
             "notes": [note_to_dict(n, structured.get(n.note_id)) for n in page],
-            "next_cursor": _encode_cursor(page[-1]) if more else None,
+            "next_cursor": encode_cursor(page[-1].updated_at, page[-1].note_id) if more else None,
         })
 
 

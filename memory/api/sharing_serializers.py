@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from .strict import StrictSerializer
+from elf_kernel.api.strict import StrictSerializer
 
 SPACES = ("team_shared", "org_shared")  # public names; team_shared is the alias of project_shared
 GRANTEE_KINDS = ("project", "agent")

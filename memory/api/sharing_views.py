@@ -6,17 +6,17 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from elf_project.api.context_view import CONTEXT_HEADERS
-from elf_project.api.schema_docs import ERROR_RESPONSES
-from elf_project.api.validation import validated
-from elf_project.context import context_from_request
-from elf_project.errors import InvalidRequest
-from elf_project.runtime import get_config
+from elf_kernel.api.schema_docs import CONTEXT_HEADERS
+from elf_kernel.api.schema_docs import ERROR_RESPONSES
+from elf_kernel.api.validation import validated
+from elf_kernel.context import context_from_request
+from elf_kernel.errors import InvalidRequest
+from elf_kernel.runtime import get_config
 
-from ..domain.spaces import AGENT_PRIVATE, SCOPE_SPACES, scope_of_space
+from elf_domain.spaces import AGENT_PRIVATE, SCOPE_SPACES, scope_of_space
 from ..services import sharing
 from . import sharing_serializers as s
-from .english_fields import IDENTIFIER, require_english
+from elf_kernel.api.english_fields import IDENTIFIER, require_english
 
 SPACE_PARAM = OpenApiParameter("space", str, OpenApiParameter.PATH, enum=list(s.SPACES))
 

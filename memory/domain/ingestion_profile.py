@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from elf_infra.providers.extractor_prompt import BUILTIN_EXTRACTOR_PROMPT, ExtractorPrompt
+from elf_domain.extractor_prompt import BUILTIN_EXTRACTOR_PROMPT, ExtractorPrompt
 
 SCHEMA_VERSION = 1
 TEMPLATE_KEYS = ("prompt_system_template", "prompt_user_template")

@@ -1,58 +1,30 @@
-"""The notes collection as the worker and the rebuild use it: points built from Postgres rows.
-
-One ``NotesIndex`` per process and config (a forked worker child builds its own, never sharing its parent's
-sockets). The collection is ensured once per process and again after Qdrant answers 404, so an operator
-dropping the collection costs one failed attempt (retried by the outbox), not a stuck worker.
+"""The notes collection as this process uses it: a generic collection handle (ensured once per process and
+again after Qdrant answers 404) plus what is about notes: points built from Postgres rows and per-note
+deletes. An operator dropping the collection costs one failed attempt (retried by the outbox), not a stuck
+worker, and one extra round trip for a search.
 """
 
 from __future__ import annotations
 
-import os
-import threading
 import uuid
 from collections.abc import Sequence
 
-from qdrant_client import QdrantClient, models
-from qdrant_client.http.exceptions import UnexpectedResponse
+from qdrant_client import models
 
+from elf_config import ElfConfig
 from elf_infra.index import bm25
-from elf_infra.index.notes_collection import chunk_point, ensure_notes_collection, note_filter, upsert_chunks
-from elf_project.config import ElfConfig
+from elf_infra.index.collection import CollectionHandle, collection_handle
+from elf_infra.index.notes_collection import chunk_point, ensure_notes_collection, note_filter
 
 from ..models import MemoryNote
 
-QDRANT_TIMEOUT_S = 10
-
-
-def _is_not_found(exc: UnexpectedResponse) -> bool:
-    return exc.status_code == 404
-
 
 class NotesIndex:
-    def __init__(self, cfg: ElfConfig):
-        q = cfg.storage.qdrant
-        self.client = QdrantClient(url=q.url, timeout=QDRANT_TIMEOUT_S)
-        self.collection = q.collection
-        self.vector_dim = q.vector_dim
-        self._ensured = False
-
-    def ensure(self) -> None:
-        """Create the collection (and its payload indexes) when missing."""
-        ensure_notes_collection(self.client, self.collection, self.vector_dim)
-        self._ensured = True
-
-    def _ensure_once(self) -> None:
-        if not self._ensured:
-            self.ensure()
+    def __init__(self, handle: CollectionHandle):
+        self.handle = handle
 
     def upsert(self, points: Sequence[models.PointStruct]) -> None:
-        self._ensure_once()
-        try:
-            upsert_chunks(self.client, self.collection, points)
-        except UnexpectedResponse as exc:
-            if _is_not_found(exc):  # dropped since this process ensured it: ensure again on the retry
-                self._ensured = False
-            raise
+        self.handle.upsert(list(points))
 
     def replace_note_points(self, note_id: uuid.UUID, points: Sequence[models.PointStruct]) -> None:
         """Upsert the note's points (at least one), then delete its other points (chunks that no longer exist).
@@ -60,36 +32,21 @@ class NotesIndex:
         Upserting first means a re-indexed note is never missing from the index in between.
         """
         self.upsert(points)
-        stale = models.Filter(
+        self.handle.delete(models.Filter(
             must=note_filter(note_id).must, must_not=[models.HasIdCondition(has_id=[p.id for p in points])]
-        )
-        self.client.delete(self.collection, points_selector=models.FilterSelector(filter=stale), wait=True)
+        ))
 
     def delete_note(self, note_id: uuid.UUID) -> None:
         """Delete every point of a note; a missing collection has none to delete."""
-        try:
-            self.client.delete(
-                self.collection, points_selector=models.FilterSelector(filter=note_filter(note_id)), wait=True
-            )
-        except UnexpectedResponse as exc:
-            if not _is_not_found(exc):
-                raise
-            self._ensured = False
-
-
-_cache: dict[tuple[int, str, str, int], NotesIndex] = {}
-_cache_lock = threading.Lock()
+        self.handle.delete(note_filter(note_id))
 
 
 def notes_index(cfg: ElfConfig) -> NotesIndex:
-    """This process's NotesIndex for the configured Qdrant url and collection."""
+    """This process's notes index for the configured Qdrant url, collection and vector size."""
     q = cfg.storage.qdrant
-    key = (os.getpid(), q.url, q.collection, q.vector_dim)
-    with _cache_lock:
-        if key not in _cache:
-            _cache.clear()  # entries of a parent process (after fork) or of an older config
-            _cache[key] = NotesIndex(cfg)
-        return _cache[key]
+    dim = q.vector_dim
+    return NotesIndex(collection_handle(q.url, q.collection, lambda client, name: ensure_notes_collection(client, name, dim),
+                                        shape=(dim,)))
 
 
 def chunk_to_point(

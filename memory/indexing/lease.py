@@ -1,5 +1,5 @@
 """Claiming and settling indexing_outbox rows: the shared outbox lease protocol
-(elf_project.outbox_lease) applied to this table."""
+(elf_kernel.outbox_lease) applied to this table."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from elf_project.outbox_lease import (  # noqa: F401  (re-exported for the indexing modules)
+from elf_kernel.outbox_lease import (  # noqa: F401  (re-exported for the indexing modules)
     LAST_ERROR_MAX_CHARS,
     LEASE_SECONDS,
     OutboxLeaser,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import uuid
 
-from django.db import transaction
+from elf_infra.index.dispatch import dispatch_on_commit, send_outbox_task
 
 from ..models import IndexingOutbox, OutboxOp, OutboxStatus
 
@@ -19,23 +19,13 @@ PROCESS_TASK = "memory.process_outbox_row"
 
 def enqueue(*, note_id: uuid.UUID, op: str, embedding_version: str) -> IndexingOutbox:
     """Insert a PENDING outbox row in the current transaction; dispatch its task once that commits."""
-    if op not in OutboxOp.values:
+    if op not in set(OutboxOp):
         raise ValueError(f"unknown outbox op {op!r}")
     row = IndexingOutbox.objects.create(
         note_id=note_id, op=op, embedding_version=embedding_version, status=OutboxStatus.PENDING
     )
-    transaction.on_commit(lambda: dispatch(row.outbox_id))
+    dispatch_on_commit(PROCESS_TASK, row.outbox_id, log=log)
     return row
-
-
-def dispatch(outbox_id: uuid.UUID) -> None:
-    """Send the processing task; failures are logged and left to the beat sweep."""
-    from elf_project.celery_app import app
-
-    try:
-        app.send_task(PROCESS_TASK, args=[str(outbox_id)])
-    except Exception as exc:  # broker down: the row stays PENDING and the sweep will lease it
-        log.warning("could not dispatch outbox %s (the sweep will pick it up): %s", outbox_id, exc)
 
 
 def retry_now(outbox_ids) -> int:
@@ -48,5 +38,5 @@ def retry_now(outbox_ids) -> int:
     )
     IndexingOutbox.objects.filter(outbox_id__in=ids).update(available_at=timezone.now(), updated_at=timezone.now())
     for outbox_id in ids:
-        dispatch(outbox_id)
+        send_outbox_task(PROCESS_TASK, outbox_id, log=log)
     return len(ids)

@@ -2,7 +2,7 @@
 
 UPSERT: fetch the note. A missing, non-active or expired note is not indexed: its points are deleted (so a
 status change can never leave it searchable) and the row is DONE. Otherwise:
-1. chunk the text with the embedding model's tokenizer (``memory.domain.chunking``);
+1. chunk the text with the embedding model's tokenizer (``elf_domain.chunking``);
 2. embed the chunks that need it, outside any transaction. A chunk whose stored row at the same index has
    the same text and a vector of the current embedding version keeps that vector (no provider call), so
    re-processing an unchanged note, or a metadata-only change, costs no embedding;
@@ -41,9 +41,9 @@ from pgvector import Vector
 
 from elf_infra.providers.factory import build_embedding
 from elf_infra.providers.tokenizer import get_tokenizer
-from elf_project.config import ElfConfig
+from elf_config import ElfConfig
 
-from ..domain.chunking import Chunk, chunk_text
+from elf_domain.chunking import Chunk, chunk_text
 from ..models import MemoryNote, MemoryNoteChunk, NoteChunkEmbedding, NoteStatus, OutboxOp
 from .index import chunk_to_point, notes_index
 from .lease import Lease, lease_one, run, sweep

@@ -13,37 +13,25 @@ slate.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator
 
 from django.utils import timezone
 
-from elf_project.config import ElfConfig
+from elf_config import ElfConfig
+from elf_infra.index.rebuild import Progress, RebuildReport, run_rebuild
 
 from ..models import MemoryNoteChunk, NoteChunkEmbedding, NoteStatus
 from .index import chunk_to_point, notes_index
 
-log = logging.getLogger("elf.indexing")
 BATCH = 256
 
-Progress = Callable[[int, int], None]  # (chunks handled so far, total chunks)
-
-
-@dataclass(frozen=True)
-class RebuildReport:
-    rebuilt_count: int
-    missing_vector_count: int
-    error_count: int
-
-    def as_dict(self) -> dict[str, int]:
-        return asdict(self)
+__all__ = ["RebuildReport", "rebuild_qdrant"]
 
 
 def rebuild_qdrant(*, cfg: ElfConfig, progress: Progress | None = None) -> RebuildReport:
     """Upsert a point for every chunk of every active, unexpired note from its stored vector."""
     index = notes_index(cfg)
-    index.ensure()
+    index.handle.ensure()
     version = cfg.embedding_version
     chunks = (
         MemoryNoteChunk.objects.select_related("note")
@@ -51,35 +39,24 @@ def rebuild_qdrant(*, cfg: ElfConfig, progress: Progress | None = None) -> Rebui
         .exclude(note__expires_at__lte=timezone.now())
         .order_by("chunk_id")
     )
-    total = chunks.count()
-    rebuilt = missing = errors = 0
-    if progress is not None:
-        progress(0, total)
-    after = None
-    while True:
-        page = chunks if after is None else chunks.filter(chunk_id__gt=after)
-        batch = list(page[:BATCH])
-        if not batch:
-            break
-        after = batch[-1].chunk_id
+
+    def pages() -> Iterator[list[MemoryNoteChunk]]:
+        after = None
+        while batch := list((chunks if after is None else chunks.filter(chunk_id__gt=after))[:BATCH]):
+            after = batch[-1].chunk_id
+            yield batch
+
+    def to_points(batch: list[MemoryNoteChunk]) -> list:
         vectors = dict(
             NoteChunkEmbedding.objects.filter(
                 chunk_id__in=[c.chunk_id for c in batch], embedding_version=version
             ).values_list("chunk_id", "vec")
         )
-        points = [
+        return [
             chunk_to_point(c.note, chunk_id=c.chunk_id, chunk_index=c.chunk_index, start_offset=c.start_offset,
                            end_offset=c.end_offset, text=c.text, dense=vectors[c.chunk_id], embedding_version=version)
             for c in batch
             if c.chunk_id in vectors
         ]
-        missing += len(batch) - len(points)
-        try:
-            index.upsert(points)
-            rebuilt += len(points)
-        except Exception as exc:
-            log.warning("rebuild: a batch of %d points failed: %s", len(points), exc)
-            errors += len(points)
-        if progress is not None:
-            progress(rebuilt + missing + errors, total)
-    return RebuildReport(rebuilt, missing, errors)
+
+    return run_rebuild(pages=pages(), total=chunks.count(), to_points=to_points, upsert=index.upsert, progress=progress)

@@ -16,11 +16,11 @@ from django.db import transaction
 
 from elf_infra.providers.errors import ProviderError
 from elf_infra.providers.factory import build_profile_extractor
-from elf_project.config import ElfConfig
-from elf_project.context import RequestContext
-from elf_project.errors import ElfError
+from elf_config import ElfConfig
+from elf_kernel.context import RequestContext
+from elf_kernel.errors import ElfError
 
-from ..domain.evidence import check_evidence, validate_candidates
+from elf_domain.evidence import check_evidence, validate_candidates
 from ..models import Pipeline, Scope
 from .ingest import NoteInput, NoteResult, ingest_notes, reject_note
 

@@ -17,12 +17,12 @@ from django.db import connection, transaction
 from django.utils import timezone
 from pgvector.django import CosineDistance
 
-from elf_project.config import ElfConfig
-from elf_project.config.rules import MEMORY_TYPES
-from elf_project.context import RequestContext
+from elf_config import ElfConfig
+from elf_domain.vocabulary import MEMORY_TYPES
+from elf_kernel.context import RequestContext
 
 from ..domain import policy, ttl, update_resolver, write_gate
-from ..domain.spaces import home_project
+from elf_domain.spaces import home_project
 from ..indexing.outbox import enqueue
 from ..models import (
     Decision,

@@ -12,8 +12,8 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 
-from elf_project.context import RequestContext
-from elf_project.errors import ElfError, InvalidRequest, NotFound
+from elf_kernel.context import RequestContext
+from elf_kernel.errors import ElfError, InvalidRequest, NotFound
 
 from ..domain.ingestion_profile import ResolvedProfile, merge_with_builtin, profile_problems
 from ..models import MemoryIngestionProfile, MemoryIngestionProfileDefault

@@ -18,7 +18,7 @@ from django.db.models import Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from elf_project.config import ElfConfig
+from elf_config import ElfConfig
 
 from ..indexing.outbox import enqueue
 from ..models import MemoryNote, NoteStatus, OutboxOp, VersionOp

@@ -8,9 +8,9 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from elf_project.config import ElfConfig
-from elf_project.context import RequestContext
-from elf_project.errors import ElfError, NotFound, ScopeDenied
+from elf_config import ElfConfig
+from elf_kernel.context import RequestContext
+from elf_kernel.errors import ElfError, NotFound, ScopeDenied
 
 from ..domain import ttl, write_gate
 from ..indexing.outbox import enqueue

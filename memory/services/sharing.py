@@ -12,11 +12,11 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from elf_project.config import ElfConfig
-from elf_project.context import RequestContext
-from elf_project.errors import ElfError, InvalidRequest, ScopeDenied
+from elf_config import ElfConfig
+from elf_kernel.context import RequestContext
+from elf_kernel.errors import ElfError, InvalidRequest, ScopeDenied
 
-from ..domain.spaces import AGENT_PRIVATE, SCOPE_SPACES, home_project
+from elf_domain.spaces import AGENT_PRIVATE, SCOPE_SPACES, home_project
 from ..indexing.outbox import enqueue
 from ..models import GranteeKind, MemoryNote, MemorySpaceGrant, NoteStatus, OutboxOp, VersionOp
 from ..selectors import space_grants

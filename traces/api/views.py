@@ -10,10 +10,10 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from elf_project.api.context_view import CONTEXT_HEADERS
-from elf_project.api.schema_docs import ERROR_RESPONSES
-from elf_project.context import context_from_request
-from elf_project.api.validation import validated
+from elf_kernel.api.schema_docs import CONTEXT_HEADERS
+from elf_kernel.api.schema_docs import ERROR_RESPONSES
+from elf_kernel.context import context_from_request
+from elf_kernel.api.validation import validated
 
 from .. import selectors
 from ..models import SearchTrace

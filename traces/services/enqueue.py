@@ -8,12 +8,12 @@ sweep picks up the row if the task is lost. Inline mode persists the trace right
 from __future__ import annotations
 
 import logging
-import uuid
 from typing import Any
 
 from django.db import transaction
 
-from memory.models import OutboxStatus
+from elf_infra.index.dispatch import dispatch_on_commit
+from elf_domain.vocabulary import OutboxStatus
 
 from ..models import SearchTraceOutbox
 from .persist import persist_trace
@@ -35,19 +35,9 @@ def enqueue_trace(payload: dict[str, Any], *, write_mode: str = "outbox") -> boo
             row = SearchTraceOutbox.objects.create(
                 trace_id=payload["trace"]["trace_id"], payload=payload, status=OutboxStatus.PENDING
             )
-            transaction.on_commit(lambda: dispatch(row.outbox_id))
+            dispatch_on_commit(PROCESS_TRACE_TASK, row.outbox_id, log=log)
     except Exception:
         trace_id = payload.get("trace", {}).get("trace_id") if isinstance(payload, dict) else None
         log.warning("search trace %s not recorded (%s mode)", trace_id, write_mode, exc_info=True)
         return False
     return True
-
-
-def dispatch(outbox_id: uuid.UUID) -> None:
-    """Send the processing task; a broker failure is logged and left to the sweep."""
-    from elf_project.celery_app import app
-
-    try:
-        app.send_task(PROCESS_TRACE_TASK, args=[str(outbox_id)])
-    except Exception as exc:
-        log.warning("could not dispatch trace outbox %s (the sweep will pick it up): %s", outbox_id, exc)

@@ -1,6 +1,6 @@
 """The trace outbox worker: lease due search_trace_outbox rows, persist their payloads, settle them.
 
-The lease protocol is the one shared with the indexing outbox (elf_project.outbox_lease).
+The lease protocol is the one shared with the indexing outbox (elf_kernel.outbox_lease).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 
-from elf_project.config import ElfConfig
-from elf_project.outbox_lease import OutboxLeaser
+from elf_config import ElfConfig
+from elf_kernel.outbox_lease import OutboxLeaser
 
 from ..models import SearchTraceOutbox
 from .persist import persist_trace

@@ -1,5 +1,6 @@
 """Periodic cleanup of trace data (spec v2 section 12): expired traces (their items, stages, stage items and
-candidates cascade), expired candidates of live traces, expired llm_cache rows, and settled outbox rows.
+candidates cascade), expired candidates of live traces, and settled outbox rows. (Expired llm_cache rows
+are search's: search.services.llm_cache.purge_expired.)
 
 Outbox rows: DONE rows are kept a day (for operators), then deleted. A PENDING/FAILED row older than
 ``search.explain.retention_days`` is deleted too: its trace would already be past its expiry, so retrying
@@ -14,10 +15,10 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from elf_project.config import ElfConfig
-from memory.models import OutboxStatus
+from elf_config import ElfConfig
+from elf_domain.vocabulary import OutboxStatus
 
-from ..models import LlmCache, SearchTrace, SearchTraceCandidate, SearchTraceOutbox
+from ..models import SearchTrace, SearchTraceCandidate, SearchTraceOutbox
 
 DONE_OUTBOX_KEEP = timedelta(days=1)
 
@@ -26,7 +27,6 @@ DONE_OUTBOX_KEEP = timedelta(days=1)
 class RetentionReport:
     traces: int
     candidates: int
-    llm_cache: int
     outbox_done: int
     outbox_abandoned: int
 
@@ -46,7 +46,6 @@ def run_retention(*, cfg: ElfConfig, now: datetime | None = None) -> RetentionRe
     return RetentionReport(
         traces=_delete(SearchTrace.objects.filter(expires_at__lte=now)),
         candidates=_delete(SearchTraceCandidate.objects.filter(expires_at__lte=now)),
-        llm_cache=_delete(LlmCache.objects.filter(expires_at__lte=now)),
         outbox_done=_delete(
             SearchTraceOutbox.objects.filter(status=OutboxStatus.DONE, updated_at__lt=now - DONE_OUTBOX_KEEP)
         ),

@@ -11,7 +11,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, OutputWrapper
 
-from elf_project.runtime import get_config
+from elf_kernel.runtime import get_config
 from memory.indexing.rebuild import rebuild_qdrant
 
 BAR_WIDTH = 30

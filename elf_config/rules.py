@@ -1,0 +1,324 @@
+"""Cross-field rules of spec v2 sections 1-2 (and of the embedded stack), checked after types are known."""
+
+from __future__ import annotations
+
+import ipaddress
+from urllib.parse import urlsplit
+
+from elf_domain.vocabulary import KNOWN_SCOPES, MEMORY_TYPES, READ_PROFILES, SEARCH_MODES
+
+from .identifiers import ORG_PROJECT_ID, identifier_problem
+from .schema import AuthKeyConfig, ElfConfig
+
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+EXPANSION_MODES = ("off", "always", "dynamic")
+AUTH_MODES = ("off", "static_keys")
+AUTH_ROLES = ("user", "admin")
+MIN_TOKEN_CHARS = 16
+LOCAL_PROVIDER = "local"
+LOCAL_EMBEDDING_DIM = 384
+# The local MiniLM reads at most this many tokens (elf_infra.providers.local_embedder.MAX_TOKENS).
+LOCAL_EMBEDDING_MAX_TOKENS = 256
+
+
+def parse_bind(bind: str) -> tuple[str, int] | None:
+    """Split ``HOST:PORT`` (``[::1]:PORT`` for IPv6); None when malformed."""
+    host, sep, port = bind.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return None
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    n = int(port)
+    if not 0 < n < 65536:
+        return None
+    return host, n
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _url_ok(url: str, schemes: tuple[str, ...]) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in schemes and bool(parts.hostname)
+
+
+def check_rules(cfg: ElfConfig) -> list[str]:
+    p: list[str] = []
+    _service(cfg, p)
+    _storage(cfg, p)
+    _providers(cfg, p)
+    _scopes(cfg, p)
+    _memory(cfg, p)
+    _chunking(cfg, p)
+    _search(cfg, p)
+    _lifecycle(cfg, p)
+    _security(cfg, p)
+    _auth_keys(cfg, p)
+    _context(cfg, p)
+    _mcp(cfg, p)
+    if not cfg.stack.data_dir.strip():
+        p.append("stack.data_dir must be a non-empty path")
+    if not _url_ok(cfg.worker.broker_url, ("redis", "rediss")):
+        p.append("worker.broker_url must be a redis:// URL with a host")
+    return p
+
+
+def _service(cfg: ElfConfig, p: list[str]) -> None:
+    s = cfg.service
+    ports: dict[int, str] = {}
+    for name in ("http_bind", "admin_bind", "mcp_bind"):
+        parsed = parse_bind(getattr(s, name))
+        if parsed is None:
+            p.append(f"service.{name} must be HOST:PORT with a port in 1-65535")
+            continue
+        host, port = parsed
+        if port in ports:
+            p.append(f"service.{name} uses port {port}, already used by service.{ports[port]}")
+        ports[port] = name
+        if cfg.security.bind_localhost_only and not is_loopback(host):
+            p.append(f"service.{name} binds {host}, but security.bind_localhost_only = true requires a loopback address")
+    if s.log_level.lower() not in LOG_LEVELS:
+        p.append(f"service.log_level must be one of {', '.join(LOG_LEVELS)}")
+
+
+def _storage(cfg: ElfConfig, p: list[str]) -> None:
+    pg, q = cfg.storage.postgres, cfg.storage.qdrant
+    if not _url_ok(pg.dsn, ("postgresql", "postgres")) or not urlsplit(pg.dsn).path.strip("/"):
+        p.append("storage.postgres.dsn must be a postgresql://USER:PASSWORD@HOST:PORT/DATABASE URL")
+    if pg.pool_max_conns <= 0:
+        p.append("storage.postgres.pool_max_conns must be greater than zero")
+    if not _url_ok(q.url, ("http", "https")):
+        p.append("storage.qdrant.url must be an http(s):// URL with a host")
+    if not q.collection.strip():
+        p.append("storage.qdrant.collection must be non-empty")
+    if q.vector_dim <= 0:
+        p.append("storage.qdrant.vector_dim must be greater than zero")
+
+
+def _providers(cfg: ElfConfig, p: list[str]) -> None:
+    for name in ("embedding", "rerank", "llm_extractor"):
+        prov = getattr(cfg.providers, name)
+        key = f"providers.{name}"
+        if not prov.provider_id.strip():
+            p.append(f"{key}.provider_id must be non-empty")
+        if not prov.api_key.strip():
+            p.append(f"{key}.api_key must be non-empty")
+        if not prov.model.strip():
+            p.append(f"{key}.model must be non-empty")
+        if prov.timeout_ms <= 0:
+            p.append(f"{key}.timeout_ms must be greater than zero")
+        if prov.provider_id != LOCAL_PROVIDER:
+            if not _url_ok(prov.api_base, ("http", "https")):
+                p.append(f"{key}.api_base must be an http(s):// URL for provider_id {prov.provider_id!r}")
+            if not prov.path.startswith("/"):
+                p.append(f"{key}.path must start with '/'")
+    emb = cfg.providers.embedding
+    if emb.dimensions != cfg.storage.qdrant.vector_dim:
+        p.append(
+            f"providers.embedding.dimensions ({emb.dimensions}) must equal storage.qdrant.vector_dim "
+            f"({cfg.storage.qdrant.vector_dim})"
+        )
+    if emb.provider_id == LOCAL_PROVIDER and emb.dimensions != LOCAL_EMBEDDING_DIM:
+        p.append(f"providers.embedding.dimensions must be {LOCAL_EMBEDDING_DIM} for the local embedder")
+    if cfg.providers.llm_extractor.temperature < 0:
+        p.append("providers.llm_extractor.temperature must be zero or greater")
+
+
+def _scopes(cfg: ElfConfig, p: list[str]) -> None:
+    s = cfg.scopes
+    if not s.allowed:
+        p.append("scopes.allowed must list at least one scope")
+    for i, scope in enumerate(s.allowed):
+        if scope not in KNOWN_SCOPES:
+            p.append(f"scopes.allowed[{i}] {scope!r} is not one of {', '.join(KNOWN_SCOPES)}")
+    for prof in READ_PROFILES:
+        if prof not in s.read_profiles:
+            p.append(f"scopes.read_profiles.{prof} is required")
+    for prof, scopes in s.read_profiles.items():
+        if prof not in READ_PROFILES:
+            p.append(f"scopes.read_profiles.{prof} is not one of {', '.join(READ_PROFILES)}")
+        for i, scope in enumerate(scopes):
+            if scope not in s.allowed:
+                p.append(f"scopes.read_profiles.{prof}[{i}] {scope!r} is not in scopes.allowed")
+    for table in ("precedence", "write_allowed"):
+        entries = getattr(s, table)
+        for scope in s.allowed:
+            if scope not in entries:
+                p.append(f"scopes.{table}.{scope} is required")
+        for scope in entries:
+            if scope not in s.allowed:
+                p.append(f"scopes.{table}.{scope} is not in scopes.allowed")
+
+
+def _memory(cfg: ElfConfig, p: list[str]) -> None:
+    m = cfg.memory
+    for name in ("max_notes_per_add_event", "max_note_chars", "candidate_k", "top_k"):
+        if getattr(m, name) <= 0:
+            p.append(f"memory.{name} must be greater than zero")
+    for name in ("dup_sim_threshold", "update_sim_threshold"):
+        if not 0.0 <= getattr(m, name) <= 1.0:
+            p.append(f"memory.{name} must be in the range 0.0-1.0")
+    if m.update_sim_threshold > m.dup_sim_threshold:
+        p.append("memory.update_sim_threshold must not exceed memory.dup_sim_threshold")
+    if m.top_k > m.candidate_k:
+        p.append("memory.top_k must not exceed memory.candidate_k")
+    for name in ("min_confidence", "min_importance"):
+        if not 0.0 <= getattr(m.policy, name) <= 1.0:
+            p.append(f"memory.policy.{name} must be in the range 0.0-1.0")
+
+
+def _chunking(cfg: ElfConfig, p: list[str]) -> None:
+    c = cfg.chunking
+    if not c.enabled:
+        p.append("chunking.enabled must be true")
+    if c.max_tokens <= 0:
+        p.append("chunking.max_tokens must be greater than zero")
+    if c.overlap_tokens < 0:
+        p.append("chunking.overlap_tokens must be zero or greater")
+    if c.overlap_tokens >= c.max_tokens:
+        p.append("chunking.overlap_tokens must be less than chunking.max_tokens")
+    if cfg.providers.embedding.provider_id == LOCAL_PROVIDER and c.max_tokens > LOCAL_EMBEDDING_MAX_TOKENS:
+        p.append(
+            f"chunking.max_tokens ({c.max_tokens}) exceeds the local embedder's {LOCAL_EMBEDDING_MAX_TOKENS}-token "
+            "window: the rest of each chunk would never be embedded"
+        )
+
+
+def _search(cfg: ElfConfig, p: list[str]) -> None:
+    s = cfg.search
+    if s.default_mode not in SEARCH_MODES:
+        p.append(f"search.default_mode must be one of {', '.join(SEARCH_MODES)}")
+    if s.expansion.mode not in EXPANSION_MODES:
+        p.append(f"search.expansion.mode must be one of {', '.join(EXPANSION_MODES)}")
+    if s.expansion.max_queries <= 0:
+        p.append("search.expansion.max_queries must be greater than zero")
+    if s.dynamic.min_candidates < 0:
+        p.append("search.dynamic.min_candidates must be zero or greater")
+    if s.prefilter.max_candidates < 0:
+        p.append("search.prefilter.max_candidates must be zero or greater")
+    for name in ("expansion_ttl_days", "rerank_ttl_days"):
+        if getattr(s.cache, name) <= 0:
+            p.append(f"search.cache.{name} must be greater than zero")
+    if s.cache.max_payload_bytes is not None and s.cache.max_payload_bytes <= 0:
+        p.append("search.cache.max_payload_bytes must be greater than zero (omit it to disable the limit)")
+    if s.explain.retention_days <= 0:
+        p.append("search.explain.retention_days must be greater than zero")
+    crd = s.explain.candidate_retention_days
+    if crd is not None and crd <= 0:
+        p.append("search.explain.candidate_retention_days must be greater than zero")
+    if s.explain.write_mode is not None and s.explain.write_mode not in ("outbox", "inline"):
+        p.append("search.explain.write_mode must be 'outbox' or 'inline'")
+
+
+def _lifecycle(cfg: ElfConfig, p: list[str]) -> None:
+    lc = cfg.lifecycle
+    for t in MEMORY_TYPES:
+        if t not in lc.ttl_days:
+            p.append(f"lifecycle.ttl_days.{t} is required")
+    for t, days in lc.ttl_days.items():
+        if t not in MEMORY_TYPES:
+            p.append(f"lifecycle.ttl_days.{t} is not a memory type ({', '.join(MEMORY_TYPES)})")
+        elif days < 0:
+            p.append(f"lifecycle.ttl_days.{t} must be zero or greater")
+    for name in ("purge_deleted_after_days", "purge_deprecated_after_days"):
+        if getattr(lc, name) <= 0:
+            p.append(f"lifecycle.{name} must be greater than zero")
+    if cfg.ranking.recency_tau_days <= 0:
+        p.append("ranking.recency_tau_days must be greater than zero")
+    if cfg.ranking.tie_breaker_weight < 0:
+        p.append("ranking.tie_breaker_weight must be zero or greater")
+
+
+def _security(cfg: ElfConfig, p: list[str]) -> None:
+    s = cfg.security
+    if not s.reject_non_english:
+        p.append("security.reject_non_english must be true")
+    if s.evidence_min_quotes < 1:
+        p.append("security.evidence_min_quotes must be at least 1")
+    if s.evidence_max_quotes < s.evidence_min_quotes:
+        p.append("security.evidence_max_quotes must be at least security.evidence_min_quotes")
+    if s.evidence_max_quote_chars <= 0:
+        p.append("security.evidence_max_quote_chars must be greater than zero")
+
+
+def _auth_keys(cfg: ElfConfig, p: list[str]) -> None:
+    """Error messages name a key by its index and token_id, never by its token."""
+    s = cfg.security
+    if s.auth_mode is not None and s.auth_mode not in AUTH_MODES:
+        p.append(f"security.auth_mode must be one of {', '.join(AUTH_MODES)}")
+    keys = s.auth_keys or []
+    if s.static_keys and not keys:
+        p.append('security.auth_keys must list at least one key when security.auth_mode = "static_keys"')
+    first_id: dict[str, int] = {}
+    first_token: dict[str, int] = {}
+    for i, key in enumerate(keys):
+        at = f"security.auth_keys[{i}]"
+        _auth_key(cfg, key, at, p)
+        if key.token_id in first_id:
+            j = first_id[key.token_id]
+            p.append(f"{at}.token_id {key.token_id!r} duplicates security.auth_keys[{j}].token_id")
+        first_id.setdefault(key.token_id, i)
+        if key.token in first_token:
+            j = first_token[key.token]
+            p.append(f"{at}.token (token_id {key.token_id!r}) duplicates the token of security.auth_keys[{j}] "
+                     f"(token_id {keys[j].token_id!r}); every key needs its own token")
+        first_token.setdefault(key.token, i)
+
+
+def _auth_key(cfg: ElfConfig, key: AuthKeyConfig, at: str, p: list[str]) -> None:
+    if not key.token_id.strip():
+        p.append(f"{at}.token_id must be non-empty")
+    named = f"{at}.token (token_id {key.token_id!r})"
+    if len(key.token) < MIN_TOKEN_CHARS:
+        p.append(f"{named} must be at least {MIN_TOKEN_CHARS} characters")
+    if not all("!" <= ch <= "~" for ch in key.token):
+        # What a client can send after "Bearer " in a header: visible ASCII, no spaces.
+        p.append(f"{named} must contain only visible ASCII characters (no spaces)")
+    for name in ("tenant_id", "project_id", "agent_id"):
+        why = identifier_problem(getattr(key, name))
+        if why:
+            p.append(f"{at}.{name} {why}")
+    if key.project_id == ORG_PROJECT_ID:
+        p.append(f"{at}.project_id must not be the reserved project id {ORG_PROJECT_ID}")
+    profiles = cfg.scopes.read_profiles
+    if key.read_profile is not None and key.read_profile not in profiles:
+        p.append(f"{at}.read_profile must be one of {', '.join(sorted(profiles))}")
+    if key.role is not None and key.admin is not None:
+        agree = (key.role == "admin") == key.admin
+        p.append(f"{at} sets both role and admin{'' if agree else ', and they disagree'}; set exactly one "
+                 '(admin = true|false is the older spelling of role = "admin"|"user")')
+    elif key.role is None and key.admin is None:
+        p.append(f'{at}.role is required: role = "user" or role = "admin" (or the older admin = true|false)')
+    if key.role is not None and key.role not in AUTH_ROLES:
+        p.append(f"{at}.role must be one of {', '.join(AUTH_ROLES)}")
+
+
+def _context(cfg: ElfConfig, p: list[str]) -> None:
+    ctx = cfg.context
+    if ctx is None or ctx.scope_boost_weight is None:
+        return
+    w = ctx.scope_boost_weight
+    if not 0.0 <= w <= 1.0:
+        p.append("context.scope_boost_weight must be a finite number in the range 0.0-1.0")
+    elif w > 0 and not ctx.scope_descriptions:
+        p.append("context.scope_descriptions must be present when context.scope_boost_weight is greater than zero")
+    for scope in ctx.scope_descriptions or {}:
+        if scope not in cfg.scopes.allowed:
+            p.append(f"context.scope_descriptions.{scope} is not in scopes.allowed")
+
+
+def _mcp(cfg: ElfConfig, p: list[str]) -> None:
+    m = cfg.mcp
+    if m is None:
+        return
+    for name in ("tenant_id", "project_id", "agent_id"):
+        if not getattr(m, name).strip():
+            p.append(f"mcp.{name} must be non-empty")
+    if m.read_profile is not None and m.read_profile not in READ_PROFILES:
+        p.append(f"mcp.read_profile must be one of {', '.join(READ_PROFILES)}")

@@ -1,0 +1,120 @@
+"""A hybrid collection in Qdrant, through plain qdrant-client: a named dense vector `dense` (cosine) and a
+sparse vector `bm25` (IDF modifier, computed in the app by `elf_infra.index.bm25`) per point, with keyword
+payload indexes. Notes use it (`notes_collection`), and so will documents. Text is never stored in Qdrant:
+Postgres is authoritative and Qdrant may be stale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import UnexpectedResponse
+
+DENSE_VECTOR = "dense"
+SPARSE_VECTOR = "bm25"
+
+
+class CollectionMismatch(RuntimeError):
+    """An existing collection does not have the vectors a hybrid index needs."""
+
+
+def _describe_mismatch(info: models.CollectionInfo, name: str, vector_dim: int) -> str | None:
+    params = info.config.params
+    vectors = params.vectors if isinstance(params.vectors, dict) else {}
+    dense = vectors.get(DENSE_VECTOR)
+    if dense is None:
+        return f"collection {name!r} has no dense vector named {DENSE_VECTOR!r}"
+    if dense.size != vector_dim:
+        return (f"collection {name!r} has {DENSE_VECTOR!r} vectors of size {dense.size} but "
+                f"storage.qdrant.vector_dim is {vector_dim}; rebuild the collection")
+    if dense.distance != models.Distance.COSINE:
+        return f"collection {name!r} uses {dense.distance} distance for {DENSE_VECTOR!r}, expected Cosine"
+    sparse = (params.sparse_vectors or {}).get(SPARSE_VECTOR)
+    if sparse is None or sparse.modifier != models.Modifier.IDF:
+        return f"collection {name!r} needs a sparse vector {SPARSE_VECTOR!r} with the idf modifier"
+    return None
+
+
+def ensure_hybrid_collection(client: QdrantClient, name: str, vector_dim: int, keyword_indexes: Sequence[str]) -> None:
+    """Create the collection and its keyword payload indexes when missing.
+
+    An existing collection is checked instead: a different dense size or distance, or a missing `bm25`
+    IDF sparse vector, raises CollectionMismatch (it is never changed or dropped here).
+    """
+    if not client.collection_exists(name):
+        try:
+            client.create_collection(
+                name,
+                vectors_config={DENSE_VECTOR: models.VectorParams(size=vector_dim, distance=models.Distance.COSINE)},
+                sparse_vectors_config={SPARSE_VECTOR: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            )
+        except UnexpectedResponse:
+            if not client.collection_exists(name):  # else another process created it first
+                raise
+    info = client.get_collection(name)
+    problem = _describe_mismatch(info, name, vector_dim)
+    if problem:
+        raise CollectionMismatch(problem)
+    for field in keyword_indexes:
+        if field not in info.payload_schema:
+            client.create_payload_index(name, field, models.PayloadSchemaType.KEYWORD, wait=True)
+
+
+def dense_and_bm25_query(
+    client: QdrantClient,
+    name: str,
+    dense: Sequence[float],
+    sparse: models.SparseVector,
+    payload_filter: models.Filter | None,
+    limit: int,
+    *,
+    with_payload: bool | Sequence[str] = True,
+) -> tuple[list[models.ScoredPoint], list[models.ScoredPoint]]:
+    """The dense and the BM25 candidates (each up to `limit`, both under `payload_filter`) with their own scores,
+    in one batch request, for fusion in the app. A query that is only stopwords has an empty BM25 vector: its
+    BM25 list is empty and not asked for."""
+    payload = with_payload if isinstance(with_payload, bool) else list(with_payload)
+    requests = [models.QueryRequest(query=[float(x) for x in dense], using=DENSE_VECTOR, filter=payload_filter,
+                                    limit=limit, with_payload=payload)]
+    if sparse.indices:
+        requests.append(models.QueryRequest(query=sparse, using=SPARSE_VECTOR, filter=payload_filter, limit=limit,
+                                            with_payload=payload))
+    results = client.query_batch_points(name, requests=requests)
+    return results[0].points, (results[1].points if len(results) > 1 else [])
+
+
+def upsert_points(client: QdrantClient, name: str, points: Sequence[models.PointStruct]) -> None:
+    """Upsert points and wait until they are applied."""
+    if points:
+        client.upsert(name, points=list(points), wait=True)
+
+
+def hybrid_query(
+    client: QdrantClient,
+    name: str,
+    dense: Sequence[float],
+    sparse: models.SparseVector,
+    payload_filter: models.Filter | None,
+    limit: int,
+    *,
+    prefetch_limit: int | None = None,
+    rrf_k: int | None = None,
+    with_payload: bool | Sequence[str] = True,
+) -> list[models.ScoredPoint]:
+    """Dense and BM25 candidates (each `prefetch_limit`, default `limit`, both under `payload_filter`),
+    fused with RRF; returns the top `limit` points with their payload (or only the named fields).
+
+    `rrf_k=None` uses the server's RRF constant (Qdrant: 2); a value sends `{"rrf": {"k": rrf_k}}`.
+    A query that is only stopwords has an empty BM25 vector and runs on the dense candidates alone.
+    """
+    per_source = prefetch_limit if prefetch_limit is not None else limit
+    prefetch = [models.Prefetch(query=[float(x) for x in dense], using=DENSE_VECTOR, filter=payload_filter,
+                                limit=per_source)]
+    if sparse.indices:
+        prefetch.append(models.Prefetch(query=sparse, using=SPARSE_VECTOR, filter=payload_filter, limit=per_source))
+    fusion: models.FusionQuery | models.RrfQuery = (
+        models.FusionQuery(fusion=models.Fusion.RRF) if rrf_k is None else models.RrfQuery(rrf=models.Rrf(k=rrf_k))
+    )
+    payload = with_payload if isinstance(with_payload, bool) else list(with_payload)
+    return client.query_points(name, prefetch=prefetch, query=fusion, limit=limit, with_payload=payload).points

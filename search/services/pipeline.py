@@ -1,0 +1,262 @@
+"""The search pipeline (spec v2 section 13). ``quick_find``: no expansion, no rerank (the fast path);
+``planned_search``: every step. Postgres is authoritative: Qdrant only proposes chunk ids.
+
+``run_search`` reads as the section's steps, one named function each; every step appends its stage to the
+trace (``_Stages``) so the explain of a ranking shows what each step did.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils import timezone
+
+from elf_config import ElfConfig
+from elf_domain.vocabulary import SEARCH_MODES as MODES
+from elf_infra.providers.factory import build_embedding
+from elf_kernel.context import RequestContext
+from memory.indexing.index import notes_index
+from memory.models import MemoryNote, MemoryNoteChunk, NoteStatus
+from memory.selectors import not_expired, readable_notes
+from memory.services.hits import record_hits
+
+from ..domain import ranking, search_filter
+from ..domain.expansion import should_expand_dynamic
+from ..domain.snippets import ChunkText, stitch_snippet
+from . import recall
+from .expansion import expand_query
+from .rerank import rerank_with_cache
+
+QUICK_FIND, PLANNED_SEARCH = MODES
+SNIPPET_MAX_BYTES = 2048
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    query: str
+    read_profile: str
+    top_k: int
+    candidate_k: int
+    mode: str
+    filter_expr: Any = None  # parsed search_filter_expr/v1
+    filter_raw: dict | None = None
+    record_hits: bool = False
+
+
+@dataclass
+class ResultItem:
+    note: MemoryNote
+    chunk: MemoryNoteChunk
+    snippet: str
+    ranked: ranking.Ranked
+    match: dict
+    result_handle: uuid.UUID = field(default_factory=uuid.uuid4)
+
+    def explain(self) -> dict:
+        return {"match": self.match, "ranking": self.ranked.ranking_explain()}
+
+
+@dataclass
+class SearchOutcome:
+    trace_id: uuid.UUID
+    items: list[ResultItem]
+    expanded_queries: list[str]
+    expansion_mode: str
+    candidate_count: int
+    stages: list[dict]
+    server_ms: float
+    fused: list[tuple[str, float]] = field(default_factory=list)
+
+
+class _Stages:
+    def __init__(self) -> None:
+        self.stages: list[dict] = []
+
+    def add(self, name: str, payload: dict, items: list[dict] | None = None) -> None:
+        self.stages.append({"stage_order": len(self.stages) + 1, "stage_name": name, "stage_payload": payload,
+                            "items": items or []})
+
+
+@dataclass
+class _Candidates:
+    """The Postgres view of the recalled chunks: rows by chunk id, their notes, and the chunk ids still in play
+    (in retrieval order)."""
+
+    chunks: dict[str, MemoryNoteChunk]
+    notes: dict[uuid.UUID, MemoryNote]
+    valid: list[str]
+
+    def note_of(self, cid: str) -> MemoryNote:
+        return self.notes[self.chunks[cid].note_id]
+
+
+def run_search(*, cfg: ElfConfig, ctx: RequestContext, req: SearchRequest) -> SearchOutcome:
+    started = time.perf_counter()
+    stages = _Stages()
+    allowed = list(cfg.scopes.read_profiles[req.read_profile])
+    limit = (search_filter.effective_candidate_k(req.candidate_k, req.top_k) if req.filter_expr is not None
+             else req.candidate_k)
+    recall_queries = _recaller(cfg, ctx, allowed, limit)
+    mode, queries, hits = _expand_and_recall(cfg, req, recall_queries, stages)
+    fused = _fuse(cfg, req, hits, limit, stages)
+    cands = _revalidate(ctx, allowed, [cid for cid, _ in fused], stages)
+    _filter(req, limit, cands, stages)
+    snippets = _snippets(cands)
+    scores = _rerank(cfg, req, cands, snippets, stages)
+    items = _rank(cfg, req, cands, snippets, scores, stages)
+    if req.record_hits and items:
+        record_hits(req.query, [(i.note.note_id, i.chunk.chunk_id, i.ranked.final_score) for i in items])
+    return SearchOutcome(uuid.uuid4(), items, queries, mode, len(fused), stages.stages,
+                         (time.perf_counter() - started) * 1000, fused)
+
+
+def _recaller(cfg: ElfConfig, ctx: RequestContext, allowed: list[str], limit: int):
+    """Step 6 bound to this request: queries -> per-query hits under the caller's payload filter."""
+    handle = notes_index(cfg).handle  # ensured once per process, and again if Qdrant answers 404
+    embedder = build_embedding(cfg)
+    flt = recall.payload_filter(ctx, allowed)
+    context_description = recall.project_context(cfg, ctx)
+    return lambda queries: handle.call(lambda client, collection: recall.recall(
+        client=client, collection=collection, embedder=embedder, queries=queries, flt=flt, limit=limit,
+        context_description=context_description))
+
+
+def _expansion_mode(cfg: ElfConfig, mode: str) -> str:
+    return "off" if mode == QUICK_FIND else cfg.search.expansion.mode
+
+
+def _expand_and_recall(cfg: ElfConfig, req: SearchRequest, recall_queries, stages: _Stages):
+    """Steps 3-6: expansion (off / always / dynamic after a baseline recall), then recall of every query not
+    recalled yet. Returns the expansion mode, the queries and their hits."""
+    mode = _expansion_mode(cfg, req.mode)
+    hits, queries, expansion_info = [], [req.query], {"mode": mode, "expanded": False}
+    if mode == "dynamic":
+        hits = recall_queries([req.query])
+        dyn = cfg.search.dynamic
+        expand = should_expand_dynamic(candidate_count=len(hits[0].chunk_ids), top1_fusion_score=hits[0].top_score,
+                                       min_candidates=dyn.min_candidates, min_top_score=dyn.min_top_score)
+        expansion_info.update(baseline_candidates=len(hits[0].chunk_ids), baseline_top_score=hits[0].top_score)
+    else:
+        expand = mode == "always"
+    if expand:
+        result = expand_query(cfg, req.query)
+        queries = result.queries or [req.query]
+        expansion_info.update(expanded=True, cache_hit=result.cache_hit, llm_called=result.llm_called,
+                              error=result.error)
+    expansion_info["queries"] = queries
+    stages.add("rewrite.expansion", expansion_info)
+    done = {h.query for h in hits}
+    hits += recall_queries([q for q in queries if q not in done])
+    return mode, queries, [h for h in hits if h.query in queries]
+
+
+def _fuse(cfg: ElfConfig, req: SearchRequest, hits, limit: int, stages: _Stages) -> list[tuple[str, float]]:
+    """Steps 7-9: fusion across queries and the prefilter."""
+    stages.add("recall.hybrid", {"limit": limit, "queries": [{"query": h.query, "count": len(h.chunk_ids)} for h in hits]})
+    fused = recall.fuse(hits, prefilter_max=cfg.search.prefilter.max_candidates, candidate_k=req.candidate_k)
+    legs = hits[0].legs if hits else {}  # the original query's dense cosine and BM25 score per candidate
+    stages.add("fusion", {"candidate_count": len(fused), "within_query": "minmax_convex",
+                          "across_queries": "rrf" if len(hits) > 1 else None},
+               [{"chunk_id": cid, "metrics": {"fusion_score": score, "fusion_rank": i + 1,
+                                              **{f"{leg}_score": v for leg, v in legs.get(cid, {}).items()}}}
+                for i, (cid, score) in enumerate(fused)])
+    stages.add("prefilter", {"max_candidates": cfg.search.prefilter.max_candidates, "kept": len(fused)})
+    return fused
+
+
+def _revalidate(ctx: RequestContext, allowed: list[str], chunk_ids: list[str], stages: _Stages) -> _Candidates:
+    """Step 10: Postgres re-validation (status, TTL, scope, agent, grants) through the one read rule."""
+    chunks = {str(c.chunk_id): c for c in MemoryNoteChunk.objects.filter(chunk_id__in=chunk_ids)}
+    notes = {n.note_id: n for n in not_expired(readable_notes(ctx, scopes=allowed).filter(
+        status=NoteStatus.ACTIVE, note_id__in={c.note_id for c in chunks.values()}))}
+    valid = [cid for cid in chunk_ids if cid in chunks and chunks[cid].note_id in notes]
+    stages.add("validate.postgres", {"before": len(chunk_ids), "after": len(valid)})
+    return _Candidates(chunks, notes, valid)
+
+
+def _note_row(note: MemoryNote) -> dict:
+    return {"type": note.type, "key": note.key, "scope": note.scope, "agent_id": note.agent_id,
+            "importance": note.importance, "confidence": note.confidence, "updated_at": note.updated_at,
+            "expires_at": note.expires_at, "hit_count": note.hit_count, "last_hit_at": note.last_hit_at}
+
+
+def _filter(req: SearchRequest, limit: int, cands: _Candidates, stages: _Stages) -> None:
+    """Step 11: the filter expression, evaluated in the service on the authoritative rows."""
+    if req.filter_expr is None:
+        stages.add("filter.expr", {"filter_impact": None})
+        return
+    kept, reasons = [], []
+    for cid in cands.valid:
+        reason = search_filter.explain_failure(req.filter_expr, _note_row(cands.note_of(cid)))
+        (reasons.append(reason) if reason else kept.append(cid))
+    impact = search_filter.filter_impact(
+        requested_candidate_k=req.candidate_k, effective_candidate_k=limit, candidate_count_pre=len(cands.valid),
+        candidate_count_post=len(kept), drop_reasons=reasons, raw_filter=req.filter_raw)
+    cands.valid = kept
+    stages.add("filter.expr", {"filter_impact": impact})
+
+
+def _snippets(cands: _Candidates) -> dict[str, str]:
+    """Steps 12-13: each candidate's neighbour chunks stitched into its snippet."""
+    by_note: dict = {}
+    for c in MemoryNoteChunk.objects.filter(note_id__in={cands.chunks[cid].note_id for cid in cands.valid}):
+        by_note.setdefault(c.note_id, {})[c.chunk_index] = ChunkText(c.start_offset, c.end_offset, c.text)
+    return {cid: stitch_snippet(cands.chunks[cid].chunk_index, by_note[cands.chunks[cid].note_id],
+                                max_bytes=SNIPPET_MAX_BYTES)
+            for cid in cands.valid}
+
+
+def _rerank(cfg: ElfConfig, req: SearchRequest, cands: _Candidates, snippets: dict[str, str],
+            stages: _Stages) -> list[float] | None:
+    """Step 14: one rerank call with the original query (planned_search only), cached by candidate signature.
+    The cache key is the candidate set in chunk-id order, so the same candidates hit the cache whatever order
+    Qdrant returned them in; scores are mapped back to the retrieval order."""
+    valid = cands.valid
+    scores, rerank_info = None, {"skipped": req.mode == QUICK_FIND or not valid}
+    if not rerank_info["skipped"]:
+        ordered = sorted(valid)
+        signature = [(cid, cands.note_of(cid).updated_at.isoformat()) for cid in ordered]
+        rr = rerank_with_cache(cfg, req.query, [snippets[cid] for cid in ordered], signature)
+        if rr.scores is not None:
+            by_chunk = dict(zip(ordered, rr.scores))
+            scores = [by_chunk[cid] for cid in valid]
+        rerank_info.update(cache_hit=rr.cache_hit, called=rr.called, error=rr.error)
+    stages.add("rerank", rerank_info, [{"chunk_id": cid, "metrics": {"rerank_score": s}}
+                                       for cid, s in zip(valid, scores or [])])
+    return scores
+
+
+def _ranking_params(cfg: ElfConfig) -> ranking.RankingParams:
+    ctx_cfg = cfg.context
+    return ranking.RankingParams(
+        recency_tau_days=cfg.ranking.recency_tau_days, tie_breaker_weight=cfg.ranking.tie_breaker_weight,
+        scope_boost_weight=(ctx_cfg.scope_boost_weight if ctx_cfg and ctx_cfg.scope_boost_weight else 0.0),
+        scope_descriptions=(ctx_cfg.scope_descriptions if ctx_cfg and ctx_cfg.scope_descriptions else {}),
+    )
+
+
+def _rank(cfg: ElfConfig, req: SearchRequest, cands: _Candidates, snippets: dict[str, str],
+          scores: list[float] | None, stages: _Stages) -> list[ResultItem]:
+    """Steps 15-17: blend, tie-break, scope boost; aggregate per note by its best chunk; top_k."""
+    params = _ranking_params(cfg)
+    candidates = [ranking.Candidate(note_id=cands.chunks[cid].note_id, chunk_id=cid, scope=cands.note_of(cid).scope,
+                                    importance=cands.note_of(cid).importance, updated_at=cands.note_of(cid).updated_at)
+                  for cid in cands.valid]
+    ranked = ranking.rank_items(candidates, rerank_scores=scores, query=req.query, now=timezone.now(), params=params)
+    stages.add("rank.blend", {"policy_id": params.policy_id(reranked=scores is not None)},
+               [{"chunk_id": r.candidate.chunk_id, "note_id": str(r.candidate.note_id),
+                 "metrics": {"final_score": r.final_score, "retrieval_rank": r.retrieval_rank}} for r in ranked])
+    best = ranking.aggregate_by_note(ranked)
+    stages.add("aggregate.note", {"notes": len(best)})
+    items = []
+    for r in best[: req.top_k]:
+        note, chunk = cands.notes[r.candidate.note_id], cands.chunks[str(r.candidate.chunk_id)]
+        items.append(ResultItem(note, chunk, snippets[str(chunk.chunk_id)], r,
+                                ranking.matched_terms(req.query, note.text, note.key)))
+    stages.add("select.top_k", {"top_k": req.top_k, "returned": len(items)},
+               [{"item_id": str(i.result_handle), "note_id": str(i.note.note_id), "chunk_id": str(i.chunk.chunk_id),
+                 "metrics": {"rank": n + 1, "final_score": i.ranked.final_score}} for n, i in enumerate(items)])
+    return items

@@ -45,7 +45,7 @@ class PostgresComponent:
         self.database = unquote(u.path.lstrip("/"))
         self.base = data_dir / "postgres"
         self.pgdata = self.base / "data"
-        self.sockdir = self.base / "run"
+        self.rundir = self.base / "run"  # scratch files of elf-stack itself (the initdb password file)
         self.logfile = self.base / "postgres.log"
         self.as_root = os.geteuid() == 0
         if not self.user or not self.password:
@@ -87,13 +87,13 @@ class PostgresComponent:
         return subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, **kw)
 
     def _prepare_dirs(self) -> None:
-        for d in (self.base, self.sockdir):
+        for d in (self.base, self.rundir):
             d.mkdir(parents=True, exist_ok=True)
         if self.as_root:
             pw = pwd.getpwnam(self._system_user())
-            for d in (self.base, self.sockdir, *([self.pgdata] if self.pgdata.exists() else [])):
+            for d in (self.base, self.rundir, *([self.pgdata] if self.pgdata.exists() else [])):
                 os.chown(d, pw.pw_uid, pw.pw_gid)
-            os.chmod(self.sockdir, 0o700)
+            os.chmod(self.rundir, 0o700)
             probe = self._run(["test", "-x", str(self.base)])
             if probe.returncode != 0:
                 raise StackError(
@@ -103,7 +103,7 @@ class PostgresComponent:
 
     # --- lifecycle --------------------------------------------------------------------------------------
     def _initdb(self, bindir: Path) -> None:
-        pwfile = self.sockdir / "initdb.pw"
+        pwfile = self.rundir / "initdb.pw"
         pwfile.write_text(self.password)
         if self.as_root:
             pw = pwd.getpwnam(self._system_user())
@@ -142,7 +142,10 @@ class PostgresComponent:
             raise StackError(f"postgres: {self.host}:{self.port} is taken by another process; stop it or change storage.postgres.dsn")
         if not (self.pgdata / "PG_VERSION").exists():
             self._initdb(bindir)
-        opts = f"-h {self.host} -p {self.port} -k {self.sockdir} -c max_connections=200"
+        # TCP only: no Unix-domain socket. Its path would sit under data_dir, and Postgres refuses a socket path
+        # over 107 bytes, so a checkout at a long path could not start the stack. Every client uses the DSN's
+        # TCP address anyway.
+        opts = f"-h {self.host} -p {self.port} -k '' -c max_connections=200"
         # A new session keeps the server out of the caller's process group (Ctrl-C in `make run` must not
         # reach it: `make run` stops it in order with `elf-stack down`).
         r = self._run(

@@ -48,7 +48,8 @@ from typing import Any
 
 from elf_domain.secrets import contains_secret
 
-from .local_extractor_rules import clauses, match_statement, sentence_spans, skippable
+from .local_extractor_rules import match_statement
+from .local_extractor_text import clauses, sentence_spans, skippable
 
 MAX_CANONICAL_CHARS = 240
 DEFAULTS = {  # type -> (importance, confidence); see the module docstring

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import FrameType
 
 from .app import QDRANT_API_VERSION, QdrantHTTPServer
-from .collections import CollectionRegistry
+from .registry import CollectionRegistry
 from .optimizer import Maintenance, OptimizePolicy
 
 log = logging.getLogger("elf_infra.qdrant_server")

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from . import endpoints as ep
-from .collections import CollectionRegistry
+from .registry import CollectionRegistry
 from .errors import ApiError
 
 log = logging.getLogger(__name__)

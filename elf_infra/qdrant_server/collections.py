@@ -1,4 +1,4 @@
-"""Collections on disk: the registry, one qdrant-edge shard per collection, its meta file, and the
+"""Collections on disk: one qdrant-edge shard per collection, its meta file, and the
 shard swap that installs a shard optimized elsewhere.
 
 Layout under the data directory::
@@ -8,7 +8,7 @@ Layout under the data directory::
     collections/<name>/shard.optimizing/ a copy being optimized by a child process
     collections/<name>/shadow.ready      the copy has caught up and may replace `shard`
     collections/<name>/shard.old/        the live shard, moved aside during the swap
-    collections/.deleted-*               collections being removed
+    collections/.deleted-*               collections being removed (see registry.py)
 
 Locking, per collection: every shard call holds `_gate` shared; closing or swapping the shard holds it
 exclusive. Writes also hold `_write_lock`, which orders them with each other and with the copy, the
@@ -21,12 +21,10 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import shutil
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,7 +33,7 @@ from typing import Any, TypeVar
 import qdrant_edge as qe
 
 from . import config as cfg
-from .errors import ApiError, bad_request, collection_not_found, edge_error
+from .errors import ApiError, collection_not_found, edge_error
 from .rwlock import RWLock
 
 log = logging.getLogger(__name__)
@@ -46,7 +44,6 @@ SHARD_DIR = "shard"
 SHADOW_DIR = "shard.optimizing"
 OLD_DIR = "shard.old"
 READY_MARKER = "shadow.ready"
-_NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,254}$")
 T = TypeVar("T")
 
 
@@ -361,92 +358,3 @@ class Collection:
         shutil.rmtree(self.shadow_dir, ignore_errors=True)
         shutil.rmtree(self._old_dir, ignore_errors=True)
         self._shadow_idle.set()
-
-
-class CollectionRegistry:
-    """All collections of one data directory, by name."""
-
-    def __init__(self, data_dir: Path, grey_after: int) -> None:
-        self.root = data_dir / "collections"
-        self._grey_after = grey_after
-        self._lock = threading.Lock()
-        self._collections: dict[str, Collection] = {}
-
-    def load_all(self) -> None:
-        """Open every committed collection; remove leftovers of interrupted creates and deletes."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        for entry in sorted(self.root.iterdir()):
-            if entry.name.startswith(".deleted-"):
-                shutil.rmtree(entry, ignore_errors=True)
-            elif not (entry / META_FILE).exists():
-                log.warning("removing %s: collection creation did not complete", entry)
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                coll = Collection.open(entry, self._grey_after)
-                self._collections[coll.name] = coll
-        log.info("loaded %d collection(s) from %s", len(self._collections), self.root)
-
-    @staticmethod
-    def check_name(name: str) -> None:
-        """Collection names double as directory names: letters, digits, `_`, `-`, `.`; not starting with `.`."""
-        if not _NAME_RE.match(name):
-            raise ApiError(422, f"Validation error in path parameters: [name: invalid collection name {name!r}; "
-                                "use letters, digits, '_', '-', '.' (not first), at most 255 characters]")
-
-    def names(self) -> list[str]:
-        """Collection names, sorted."""
-        with self._lock:
-            return sorted(self._collections)
-
-    def all(self) -> list[Collection]:
-        """A snapshot of the open collections."""
-        with self._lock:
-            return list(self._collections.values())
-
-    def exists(self, name: str) -> bool:
-        """Whether a collection of that name is loaded."""
-        with self._lock:
-            return name in self._collections
-
-    def get(self, name: str) -> Collection:
-        """The collection, or a 404 ApiError."""
-        with self._lock:
-            coll = self._collections.get(name)
-        if coll is None:
-            raise collection_not_found(name)
-        return coll
-
-    def create(self, name: str, config: dict[str, Any]) -> None:
-        """Create a collection from a normalised REST config; 409 when the name is taken."""
-        self.check_name(name)
-        with self._lock:
-            if name in self._collections:
-                raise ApiError(409, f"Wrong input: Collection `{name}` already exists!")
-            directory = self.root / name
-            if directory.exists():
-                raise bad_request(f"collection directory {directory} exists without a loaded collection")
-            try:
-                self._collections[name] = Collection.create(name, directory, config, self._grey_after)
-            except BaseException:
-                shutil.rmtree(directory, ignore_errors=True)
-                raise
-
-    def delete(self, name: str) -> bool:
-        """Close and remove a collection; False when it did not exist."""
-        with self._lock:
-            coll = self._collections.pop(name, None)
-        if coll is None:
-            return False
-        coll.close()
-        trash = self.root / f".deleted-{name}-{uuid.uuid4().hex}"
-        os.replace(coll.directory, trash)
-        shutil.rmtree(trash, ignore_errors=True)
-        return True
-
-    def close_all(self) -> None:
-        """Flush and close every shard (shutdown)."""
-        with self._lock:
-            collections = list(self._collections.values())
-            self._collections.clear()
-        for coll in collections:
-            coll.close()

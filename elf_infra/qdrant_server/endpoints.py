@@ -8,7 +8,7 @@ from typing import Any
 import qdrant_edge as qe
 
 from . import config as cfg
-from .collections import CollectionRegistry
+from .registry import CollectionRegistry
 from .errors import bad_request, unsupported
 from .filters import build_filter
 from .points import (

@@ -19,7 +19,8 @@ import time
 from dataclasses import dataclass
 from typing import IO
 
-from .collections import Collection, CollectionRegistry
+from .collections import Collection
+from .registry import CollectionRegistry
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ import secrets
 import pytest
 import requests
 
-from elf_project import auth
+from elf_kernel import auth
 from elf_config.schema import AuthKeyConfig
 
 TOKENS = {name: secrets.token_urlsafe(24) for name in ("user", "admin", "legacy_admin", "other_tenant", "profiled")}

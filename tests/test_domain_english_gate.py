@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from memory.domain import english_gate
+from elf_domain import english_gate
 from elf_domain.english_gate import (
     CONTROL_OR_INVISIBLE,
     DISALLOWED_SCRIPT,

@@ -101,7 +101,8 @@ def test_converter_leaves_its_inputs_untouched():
     ({"type": "array", "items": True}, "must be an object"),
 ], ids=["discriminator", "not", "allOf-two", "missing-ref", "foreign-ref", "recursive-ref", "non-object"])
 def test_converter_refuses_a_shape_it_cannot_map(schema, message):
-    components = {**COMPONENTS, "Node": {"type": "object", "properties": {"next": {"$ref": "#/components/schemas/Node"}}}}
+    node = {"type": "object", "properties": {"next": {"$ref": "#/components/schemas/Node"}}}
+    components = {**COMPONENTS, "Node": node}
     with pytest.raises(UnmappableSchema, match=message):
         to_json_schema(schema, components)
 
@@ -114,7 +115,8 @@ DOC = {
                 {"in": "path", "name": "thing_id", "schema": {"type": "string", "format": "uuid"}, "required": True},
                 {"in": "query", "name": "limit", "schema": {"type": "integer", "maximum": 9, "default": 5},
                  "description": "how many"},
-                {"in": "query", "name": "kind", "schema": {"$ref": "#/components/schemas/ChoiceEnum"}, "required": True},
+                {"in": "query", "name": "kind", "schema": {"$ref": "#/components/schemas/ChoiceEnum"},
+                 "required": True},
             ],
             "x-elf-strict-query": True,
         },

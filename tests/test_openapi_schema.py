@@ -15,7 +15,8 @@ STRICT_QUERY = "x-elf-strict-query"
 
 @pytest.fixture(scope="module")
 def docs() -> dict[str, dict]:
-    return {bind: SchemaGenerator(urlconf=conf).get_schema(request=None, public=True) for bind, conf in URLCONFS.items()}
+    return {bind: SchemaGenerator(urlconf=conf).get_schema(request=None, public=True)
+            for bind, conf in URLCONFS.items()}
 
 
 def _query(op: dict) -> dict[str, dict]:

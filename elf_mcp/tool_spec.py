@@ -20,7 +20,8 @@ __all__ = ["ADMIN", "BODY_METHODS", "PUBLIC", "READ_PROFILE_ARG", "Param", "Tool
 
 @dataclass(frozen=True)
 class Param:
-    """A path parameter: the tool describes it in its own words (the URL templates of the document do not)."""
+    """A path parameter in the tool's own words (the OpenAPI document describes path parameters by type only;
+    tests/test_mcp_schemas.py checks that the types agree)."""
 
     name: str
     schema: dict[str, Any]

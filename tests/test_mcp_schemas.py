@@ -78,6 +78,11 @@ def test_tool_arguments_are_the_operations_parameters_and_body(openapi, tool):
     path_names = {p["name"] for p in params if p["in"] == "path"}
     assert path_names == {p.name for p in tool.path_params}
     assert path_names <= set(schema.get("required", []))
+    for p in params:
+        if p["in"] == "path":  # the tool's own Param schema must not contradict the API's
+            mine, api = schema["properties"][p["name"]], p["schema"]
+            assert (mine.get("type"), mine.get("format")) == (api.get("type"), api.get("format")), p["name"]
+            assert sorted(mine.get("enum", [])) == sorted(api.get("enum", [])), p["name"]
     if tool.method in BODY_METHODS:
         body = _resolve(openapi[tool.bind], op["requestBody"]["content"]["application/json"]["schema"])
         assert props - path_names == set(body["properties"])

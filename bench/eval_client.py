@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import requests
 
-from memory.api.note_serializers import MAX_NOTES_PER_REQUEST
+from elf_domain.limits import MAX_NOTES_PER_REQUEST
 
 SERVER_TIMING = re.compile(r"(?:^|,)\s*search;dur=([0-9.]+)")
 _NOTE_INDEX = re.compile(r"^\$\.notes\[(\d+)\]")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from tqdm import tqdm
 
-from memory.api.note_serializers import MAX_NOTES_PER_REQUEST
+from elf_domain.limits import MAX_NOTES_PER_REQUEST
 
 from .eval_client import ElfClient
 from .eval_dataset import Dataset

@@ -3,6 +3,8 @@ and the raw explain search."""
 
 from __future__ import annotations
 
+from elf_domain.limits import MAX_PROFILE_ID_CHARS
+
 from .tool_spec import ADMIN, Param, ToolSpec
 
 UUID = {"type": "string", "format": "uuid"}
@@ -10,11 +12,7 @@ PROFILES = "/v2/admin/events/ingestion-profiles"
 
 
 def admin_tools() -> list[ToolSpec]:
-    from memory.api import ingestion_profile_serializers as profiles
-    from memory.api import search_serializers as search
-    from traces.api import serializers as traces
-
-    profile_id = Param("profile_id", {"type": "string", "maxLength": profiles.MAX_PROFILE_ID_CHARS},
+    profile_id = Param("profile_id", {"type": "string", "maxLength": MAX_PROFILE_ID_CHARS},
                            "The ingestion profile's id.")
     trace_id = Param("trace_id", UUID, "The search trace's id (trace_id from a search or elf_admin_traces_recent).")
     item_id = Param("item_id", UUID, "A trace item's id (item_id in a trace's items).")
@@ -28,15 +26,14 @@ def admin_tools() -> list[ToolSpec]:
         ),
         ToolSpec(
             "elf_admin_events_ingestion_profiles_create", "Create an ingestion profile", bind=ADMIN, method="POST",
-            path=PROFILES, body=profiles.CreateProfileSerializer,
+            path=PROFILES,
             description="Admin: create an immutable ingestion profile version (profile_id, optional version, and "
             "the profile JSON: prompt templates, model, temperature, timeout_ms). Returns the stored profile; "
             "CONFLICT when that version already exists.",
         ),
         ToolSpec(
             "elf_admin_events_ingestion_profile_get", "Read an ingestion profile", bind=ADMIN, method="GET",
-            path=PROFILES + "/{profile_id}", path_params=(profile_id,), query=profiles.ProfileQuerySerializer,
-            read_only=True,
+            path=PROFILES + "/{profile_id}", path_params=(profile_id,), read_only=True,
             description="Admin: read one ingestion profile, the given version or else the latest. Returns "
             "{profile_id, version, profile, created_at, created_by}.",
         ),
@@ -54,13 +51,13 @@ def admin_tools() -> list[ToolSpec]:
         ),
         ToolSpec(
             "elf_admin_events_ingestion_profile_default_set", "Set the default ingestion profile", bind=ADMIN,
-            method="POST", path=PROFILES + "/default", body=profiles.SetDefaultSerializer,
+            method="POST", path=PROFILES + "/default",
             description="Admin: set the project's default ingestion profile (profile_id; version, or null to "
             "follow the latest). Returns {profile_id, version, updated_at}.",
         ),
         ToolSpec(
             "elf_admin_traces_recent", "Recent search traces", bind=ADMIN, method="GET",
-            path="/v2/admin/traces/recent", query=traces.RecentTracesQuery, read_only=True,
+            path="/v2/admin/traces/recent", read_only=True,
             description="Admin: this project's recent search traces, newest first; filter by agent_id, "
             "read_profile, created_after/created_before; page with next_cursor's created_at and trace_id passed "
             "as cursor_created_at and cursor_trace_id. Use to find the trace of a search you want explained. "
@@ -75,8 +72,7 @@ def admin_tools() -> list[ToolSpec]:
         ),
         ToolSpec(
             "elf_admin_trace_bundle_get", "Read a trace bundle", bind=ADMIN, method="GET",
-            path="/v2/admin/traces/{trace_id}/bundle", path_params=(trace_id,), query=traces.TraceBundleQuery,
-            read_only=True,
+            path="/v2/admin/traces/{trace_id}/bundle", path_params=(trace_id,), read_only=True,
             description="Admin: a trace with its stages and, on request, its candidates in one bundle (mode "
             "bounded|full; stage_items_limit and candidates_limit override the mode's sizes). Use for deep "
             "debugging or offline replay.",
@@ -95,7 +91,7 @@ def admin_tools() -> list[ToolSpec]:
         ),
         ToolSpec(
             "elf_admin_searches_raw", "Raw explain search", bind=ADMIN, method="POST", path="/v2/admin/searches/raw",
-            body=search.RawSearchBodySerializer, read_profile_override=True, read_only=True,
+            read_profile_override=True, read_only=True,
             description="Admin: chunk-level search with the full explain of every result, for debugging and "
             "evaluation; opens no session. Same arguments as elf_searches_create plus record_hits (default "
             "false). Returns {trace_id, items: [{note_id, chunk_id, snippet, final_score, explain, ...}]}.",

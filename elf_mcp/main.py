@@ -14,11 +14,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-c", "--config", required=True, help="path to elf.toml")
     args = parser.parse_args(argv)
 
+    # No Django and no API code: the tool schemas come from the checked-in OpenAPI documents.
+    from elf_config import load_or_exit
     from elf_config.rules import parse_bind
-    from elf_project.runtime import bootstrap
 
-    # Django is set up only so that the API's serializer modules import; elf-mcp never touches the database.
-    cfg = bootstrap(args.config)
+    cfg = load_or_exit(args.config)
 
     from .catalog import all_tools
     from .server import MCP_PATH, build_app

@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
+from elf_domain.spaces import SPACE_SCOPES
+
 from .tool_spec import PUBLIC, Param, ToolSpec
 
 UUID = {"type": "string", "format": "uuid"}
 
 
 def public_tools() -> list[ToolSpec]:
-    # Imported here: events_views needs Django's app registry, which elf-mcp sets up before building tools.
-    from memory.api import note_serializers as notes
-    from memory.api import search_serializers as search
-    from memory.api import sharing_serializers as sharing
-    from memory.api.events_views import EventIngestSerializer
-
     note_id = Param("note_id", UUID, "The note's id (note_id in ingest results, searches and lists).")
     search_id = Param("search_id", UUID, "The search session's id (search_id from elf_searches_create).")
-    space = Param("space", {"type": "string", "enum": list(sharing.SPACES)},
+    space = Param("space", {"type": "string", "enum": list(SPACE_SCOPES)},
                       "The shared space: team_shared (this project) or org_shared (organisation-wide).")
     return [
         ToolSpec(
             "elf_notes_ingest", "Remember notes", bind=PUBLIC, method="POST", path="/v2/notes/ingest",
-            body=notes.IngestNotesSerializer,
             description="Store short English facts (notes) in memory exactly as given; deterministic, no LLM. Use "
             "when you already know what to remember: a preference, constraint, decision, profile detail, fact or "
             "plan. Each note needs type, text (one short English sentence), importance and confidence (0-1); a "
@@ -33,7 +28,7 @@ def public_tools() -> list[ToolSpec]:
         ),
         ToolSpec(
             "elf_events_ingest", "Remember from a conversation", bind=PUBLIC, method="POST",
-            path="/v2/events/ingest", body=EventIngestSerializer,
+            path="/v2/events/ingest",
             description="Let the memory service extract notes from conversation messages (role user|assistant|"
             "tool, English content): it keeps only facts it can quote verbatim from the messages as evidence. Use "
             "after an exchange in which the user stated preferences, decisions or facts worth keeping, when you "
@@ -42,7 +37,7 @@ def public_tools() -> list[ToolSpec]:
         ),
         ToolSpec(
             "elf_searches_create", "Search memory", bind=PUBLIC, method="POST", path="/v2/searches",
-            body=search.SearchBodySerializer, read_profile_override=True, read_only=True,
+            read_profile_override=True, read_only=True,
             description="Search memory and open a search session. Use before answering anything that may depend "
             "on remembered context (user preferences, project decisions, earlier facts). query: an English "
             "question or keywords; mode: quick_find (fast) or planned_search (expansion and rerank). Returns "
@@ -52,23 +47,21 @@ def public_tools() -> list[ToolSpec]:
         ),
         ToolSpec(
             "elf_searches_get", "Read a search session", bind=PUBLIC, method="GET",
-            path="/v2/searches/{search_id}", path_params=(search_id,), query=search.SessionQuerySerializer,
-            read_only=True,
+            path="/v2/searches/{search_id}", path_params=(search_id,), read_only=True,
             description="Read an open search session's items again, best first (top_k limits them; touch, "
             "default true, extends the session's lifetime). Returns the same shape as elf_searches_create. "
             "NOT_FOUND once the session has expired: search again.",
         ),
         ToolSpec(
             "elf_searches_timeline", "Search session timeline", bind=PUBLIC, method="GET",
-            path="/v2/searches/{search_id}/timeline", path_params=(search_id,), query=search.TimelineQuerySerializer,
-            read_only=True,
+            path="/v2/searches/{search_id}/timeline", path_params=(search_id,), read_only=True,
             description="A search session's items grouped by day (group_by=day, the default) or in one group "
             "(none). Use to see when remembered facts were written or changed. Returns search_id, expires_at and "
             "groups [{date, items}].",
         ),
         ToolSpec(
             "elf_searches_notes", "Read notes from a search", bind=PUBLIC, method="POST",
-            path="/v2/searches/{search_id}/notes", path_params=(search_id,), body=search.SessionNotesBodySerializer,
+            path="/v2/searches/{search_id}/notes", path_params=(search_id,),
             description="Fetch the full notes for chosen note_ids of a search session (ids from its items). Use "
             "after elf_searches_create to read the notes you will rely on; records a hit on each returned note "
             "unless record_hits is false. Returns results in the order asked: {note_id, note (text, type, key, "
@@ -77,7 +70,7 @@ def public_tools() -> list[ToolSpec]:
         ),
         ToolSpec(
             "elf_notes_list", "List notes", bind=PUBLIC, method="GET", path="/v2/notes",
-            query=notes.ListNotesQuerySerializer, read_only=True,
+            read_only=True,
             description="List readable notes, newest first, filtered by scope, status (default active) and type; "
             "limit (default 50) and cursor (next_cursor of the previous page) page through them. Without scope "
             "your agent_private notes are left out: pass scope=agent_private to list them. Use to browse or "
@@ -92,7 +85,7 @@ def public_tools() -> list[ToolSpec]:
         ),
         ToolSpec(
             "elf_notes_patch", "Change a note", bind=PUBLIC, method="PATCH", path="/v2/notes/{note_id}",
-            path_params=(note_id,), body=notes.PatchNoteSerializer, destructive=True,
+            path_params=(note_id,), destructive=True,
             description="Change a note you own in place: text, importance, confidence and/or ttl_days (at least "
             "one). Use to correct or refresh a fact. Returns {note_id, op (UPDATE|NONE|REJECTED), reason_code, "
             "field_path}.",
@@ -105,14 +98,14 @@ def public_tools() -> list[ToolSpec]:
         ),
         ToolSpec(
             "elf_notes_publish", "Publish a note", bind=PUBLIC, method="POST", path="/v2/notes/{note_id}/publish",
-            path_params=(note_id,), body=sharing.PublishSerializer,
+            path_params=(note_id,),
             description="Publish one of your notes to a shared space: team_shared (the agents of this project) "
             "or org_shared (organisation-wide), so that agents granted that space can read it. Returns "
             "{note_id, space}.",
         ),
         ToolSpec(
             "elf_notes_unpublish", "Unpublish a note", bind=PUBLIC, method="POST",
-            path="/v2/notes/{note_id}/unpublish", path_params=(note_id,), body=sharing.PublishSerializer,
+            path="/v2/notes/{note_id}/unpublish", path_params=(note_id,),
             destructive=True,
             description="Take a published note back to agent_private (readable by you only); space names the "
             "space it was published to. Returns {note_id, space: agent_private}.",
@@ -120,22 +113,20 @@ def public_tools() -> list[ToolSpec]:
         ToolSpec(
             "elf_space_grants_list", "List space grants", bind=PUBLIC, method="GET", path="/v2/spaces/{space}/grants",
             path_params=(space,), read_only=True,
-            query_params=(Param("include_revoked", {"type": "boolean", "default": False},
-                                "Also list revoked grants, with revoked_by_agent_id and revoked_at."),),
             description="List the active grants of a shared space: who may read the notes published there. "
             "Returns {grants: [{space, grantee_kind (project|agent), grantee_agent_id, granted_by_agent_id, "
             "granted_at}]}.",
         ),
         ToolSpec(
             "elf_space_grant_upsert", "Grant a space", bind=PUBLIC, method="POST", path="/v2/spaces/{space}/grants",
-            path_params=(space,), body=sharing.GranteeSerializer,
+            path_params=(space,),
             description="Let others read a shared space: grantee_kind=project (every agent of this project) or "
             "grantee_kind=agent with grantee_agent_id (one other agent). Granting again is harmless. Returns "
             "{space, grantee_kind, grantee_agent_id, granted}.",
         ),
         ToolSpec(
             "elf_space_grant_revoke", "Revoke a space grant", bind=PUBLIC, method="POST",
-            path="/v2/spaces/{space}/grants/revoke", path_params=(space,), body=sharing.GranteeSerializer,
+            path="/v2/spaces/{space}/grants/revoke", path_params=(space,),
             destructive=True,
             description="Revoke a grant on a shared space (same arguments as elf_space_grant_upsert). Returns "
             "{revoked: true}, or false when there was no active grant.",

@@ -1,5 +1,5 @@
 """The MCP server: the official SDK's low-level ``Server`` (the tool schemas are ours, built from the API's
-serializers, so no function-signature introspection is wanted) behind its Streamable HTTP app at /mcp."""
+OpenAPI documents, so no function-signature introspection is wanted) behind its Streamable HTTP app at /mcp."""
 
 from __future__ import annotations
 

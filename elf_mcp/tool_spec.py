@@ -1,4 +1,5 @@
-"""One MCP tool = one elf-api endpoint: which listener, method and path, and which serializer shapes it."""
+"""One MCP tool = one elf-api operation: which listener, method and path. Its input schema is that
+operation's in the API's OpenAPI document (elf_mcp/openapi.json)."""
 
 from __future__ import annotations
 
@@ -6,20 +7,21 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import mcp_types as types
-from rest_framework import serializers
 
 from elf_domain.vocabulary import READ_PROFILES
 
-from .serializer_schema import serializer_schema
+from .openapi_doc import BODY_METHODS, arguments_schema, documents, operation, path_parameter_names
 
 PUBLIC, ADMIN = "public", "admin"
-BODY_METHODS = ("POST", "PATCH", "PUT")
 READ_PROFILE_ARG = "read_profile"
+
+__all__ = ["ADMIN", "BODY_METHODS", "PUBLIC", "READ_PROFILE_ARG", "Param", "ToolSpec"]
 
 
 @dataclass(frozen=True)
 class Param:
-    """A path parameter, or a query parameter that no serializer describes."""
+    """A path parameter in the tool's own words (the OpenAPI document describes path parameters by type only;
+    tests/test_mcp_schemas.py checks that the types agree)."""
 
     name: str
     schema: dict[str, Any]
@@ -28,8 +30,9 @@ class Param:
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """``body`` is the JSON body serializer (POST/PATCH); ``query`` the query-string serializer (GET), and
-    ``query_params`` query parameters the view reads without one. ``read_profile_override``: the tool takes an optional ``read_profile`` argument that replaces
+    """A tool forwarded to ``method path`` on the ``bind`` listener. Its arguments: ``path_params``, then the
+    operation's JSON body (POST/PATCH/PUT) or query parameters (GET/DELETE) as the OpenAPI document describes
+    them. ``read_profile_override``: the tool also takes an optional ``read_profile`` argument that replaces
     ``[mcp].read_profile`` in X-ELF-Read-Profile for that one call (search creation)."""
 
     name: str
@@ -39,32 +42,30 @@ class ToolSpec:
     method: str
     path: str
     path_params: tuple[Param, ...] = ()
-    body: type[serializers.Serializer] | None = None
-    query: type[serializers.Serializer] | None = None
-    query_params: tuple[Param, ...] = ()
     read_profile_override: bool = False
     read_only: bool = False
     destructive: bool = False
 
     def __post_init__(self) -> None:
-        if self.body is not None and self.method not in BODY_METHODS:
-            raise ValueError(f"{self.name}: a body needs POST/PATCH/PUT, not {self.method}")
-        if (self.query is not None or self.query_params) and self.method in BODY_METHODS:
-            raise ValueError(f"{self.name}: query parameters are for GET/DELETE tools")
         for p in self.path_params:
             if "{" + p.name + "}" not in self.path:
                 raise ValueError(f"{self.name}: path {self.path} has no {{{p.name}}}")
 
-    def input_schema(self) -> dict[str, Any]:
-        shape = self.body or self.query
-        base = serializer_schema(shape) if shape is not None else {"type": "object", "properties": {}}
-        extra = [*self.path_params, *self.query_params]
-        names = [p.name for p in extra] + list(base["properties"]) + ([READ_PROFILE_ARG] * self.read_profile_override)
+    def input_schema(self, docs: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The tool's arguments as JSON Schema: path parameters, then the operation's body or query
+        parameters from ``docs`` (default: the checked-in OpenAPI documents), then ``read_profile``."""
+        doc = (docs or documents())[self.bind]
+        op = operation(doc, self.method, self.path)
+        if sorted(path_parameter_names(op)) != sorted(p.name for p in self.path_params):
+            raise ValueError(f"{self.name}: path parameters {path_parameter_names(op)} of {self.method} {self.path} "
+                             f"are not the tool's {[p.name for p in self.path_params]}")
+        base = arguments_schema(doc, self.method, op)
+        names = [p.name for p in self.path_params] + list(base["properties"])
+        names += [READ_PROFILE_ARG] * self.read_profile_override
         if len(set(names)) != len(names):
             raise ValueError(f"{self.name}: an argument name is used twice in {names}")
         properties = {p.name: {**p.schema, "description": p.description} for p in self.path_params}
         properties.update(base["properties"])
-        properties.update({p.name: {**p.schema, "description": p.description} for p in self.query_params})
         if self.read_profile_override:
             properties[READ_PROFILE_ARG] = {
                 "type": "string", "enum": list(READ_PROFILES),

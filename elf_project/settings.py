@@ -94,7 +94,7 @@ WHITENOISE_AUTOREFRESH = False
 
 REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "elf_kernel.errors.exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "elf_kernel.api.openapi_schema.ElfAutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
@@ -108,6 +108,8 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "2.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Every choice's label is its value: a "* `x` - x" list under each enum would only repeat the enum.
+    "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
     # Swagger UI assets ship in the drf-spectacular-sidecar wheel: nothing is fetched from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

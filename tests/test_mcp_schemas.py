@@ -1,20 +1,24 @@
 """elf-mcp's tool table against the API it fronts: every tool is a real endpoint, its input schema is the
-request serializer's, and the MCP package holds no policy. No stack needed: the OpenAPI documents are
-generated in-process from the same urlconfs elf-api serves."""
+operation's in the OpenAPI document, and the MCP package holds no policy and imports neither Django nor the
+API's code. No stack needed: the OpenAPI documents are generated in-process from the same urlconfs elf-api
+serves."""
 
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from drf_spectacular.generators import SchemaGenerator
-from rest_framework import serializers
+from jsonschema import Draft202012Validator
 
+from elf_domain.limits import MAX_NOTES_PER_REQUEST
 from elf_mcp.catalog import all_tools
-from elf_mcp.serializer_schema import serializer_schema
 from elf_mcp.tool_spec import BODY_METHODS, READ_PROFILE_ARG
-from elf_kernel.api.strict import StrictSerializer
+from elf_project.openapi_export import build_documents
+from tests.conftest import REPO, write_mcp_config
 
 SPEC_SECTION_17 = {
     "elf_notes_ingest", "elf_events_ingest", "elf_searches_create", "elf_searches_get", "elf_searches_timeline",
@@ -29,13 +33,13 @@ ADMIN_READBACKS = {"elf_admin_traces_recent", "elf_admin_trace_get", "elf_admin_
                    "elf_admin_trajectory_get", "elf_admin_trace_item_get", "elf_admin_searches_raw"}
 # API operations deliberately without a tool: an echo for curl checks, and an operator's maintenance job.
 NOT_TOOLS = {("GET", "/v2/context"), ("POST", "/v2/admin/qdrant/rebuild")}
-URLCONFS = {"public": "elf_project.urls_public", "admin": "elf_project.urls_admin"}
 TOOLS = all_tools()
 
 
 @pytest.fixture(scope="module")
 def openapi() -> dict[str, dict]:
-    return {bind: SchemaGenerator(urlconf=conf).get_schema(request=None, public=True) for bind, conf in URLCONFS.items()}
+    """What elf-api serves now (the tools read the checked-in copy; tests/test_mcp_openapi.py keeps them equal)."""
+    return json.loads(json.dumps(build_documents()))
 
 
 def _operation(openapi, tool) -> dict:
@@ -74,6 +78,11 @@ def test_tool_arguments_are_the_operations_parameters_and_body(openapi, tool):
     path_names = {p["name"] for p in params if p["in"] == "path"}
     assert path_names == {p.name for p in tool.path_params}
     assert path_names <= set(schema.get("required", []))
+    for p in params:
+        if p["in"] == "path":  # the tool's own Param schema must not contradict the API's
+            mine, api = schema["properties"][p["name"]], p["schema"]
+            assert (mine.get("type"), mine.get("format")) == (api.get("type"), api.get("format")), p["name"]
+            assert sorted(mine.get("enum", [])) == sorted(api.get("enum", [])), p["name"]
     if tool.method in BODY_METHODS:
         body = _resolve(openapi[tool.bind], op["requestBody"]["content"]["application/json"]["schema"])
         assert props - path_names == set(body["properties"])
@@ -95,79 +104,44 @@ def test_read_profile_override_only_where_a_search_is_created():
 
 def test_ingest_schema_is_the_ingest_serializer():
     schema = next(t for t in TOOLS if t.name == "elf_notes_ingest").input_schema()
-    assert schema["required"] == ["scope", "notes"] and schema["additionalProperties"] is False
+    assert sorted(schema["required"]) == ["notes", "scope"] and schema["additionalProperties"] is False
     notes = schema["properties"]["notes"]
-    assert (notes["type"], notes["minItems"], notes["maxItems"]) == ("array", 1, 100)
+    assert (notes["type"], notes["minItems"], notes["maxItems"]) == ("array", 1, MAX_NOTES_PER_REQUEST)
     item = notes["items"]
-    assert item["required"] == ["type", "text", "importance", "confidence"]
+    assert sorted(item["required"]) == ["confidence", "importance", "text", "type"]
+    assert item["additionalProperties"] is False  # nested StrictSerializers are closed too
     assert item["properties"]["importance"] == {"type": "number", "minimum": 0.0, "maximum": 1.0}
-    assert item["properties"]["key"] == {"type": ["string", "null"], "maxLength": 128}
+    assert item["properties"]["key"] == {"type": ["string", "null"], "maxLength": 128, "minLength": 1}
     # No length cap on text: memory.max_note_chars is the WriteGate's policy, answered as REJECT_TOO_LONG.
     assert item["properties"]["text"] == {"type": "string"}
     relation = item["properties"]["structured"]["properties"]["relations"]["items"]
-    assert relation["required"] == ["subject", "predicate", "object"]
+    assert sorted(relation["required"]) == ["object", "predicate", "subject"]
 
 
-class _Inner(StrictSerializer):
-    n = serializers.IntegerField(min_value=1, max_value=9, help_text="a digit")
+@pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
+def test_input_schema_is_self_contained_json_schema_2020_12(tool):
+    schema = tool.input_schema()
+    Draft202012Validator.check_schema(schema)
+    assert "$ref" not in json.dumps(schema) and schema["type"] == "object"
 
 
-class _Loose(serializers.Serializer):
-    when = serializers.DateTimeField(required=False)
+def test_strict_query_and_open_query_tools():
+    """A StrictSerializer query string answers 400 for unknown parameters; a plain one ignores them."""
+    by_name = {t.name: t.input_schema() for t in TOOLS}
+    assert by_name["elf_notes_list"]["additionalProperties"] is False
+    assert by_name["elf_notes_list"]["properties"]["limit"] == {"type": "integer", "minimum": 1, "maximum": 200,
+                                                                 "default": 50}
+    assert "additionalProperties" not in by_name["elf_admin_traces_recent"]
+    assert by_name["elf_space_grants_list"]["properties"]["include_revoked"]["default"] is False
 
 
-class _Everything(StrictSerializer):
-    s = serializers.CharField(max_length=5)
-    maybe = serializers.CharField(required=False, allow_null=True)
-    choice = serializers.ChoiceField(choices=["a", "b"], required=False, allow_null=True, default="a")
-    flag = serializers.BooleanField(required=False, default=True)
-    ratio = serializers.FloatField(min_value=0.0)
-    ident = serializers.UUIDField()
-    blob = serializers.JSONField(required=False, allow_null=True)
-    words = serializers.ListField(child=serializers.CharField(), allow_empty=False, max_length=3)
-    inner = _Inner(allow_null=True)
-    many = _Inner(many=True, required=False)
-    loose = _Loose()
-    mapping = serializers.DictField(child=serializers.IntegerField(), required=False)
-    hidden = serializers.CharField(read_only=True)
+# Anything that decides about content, and Django itself; the MCP adapter imports none of them.
+POLICY_MODULES = ("memory", "search", "traces", "graph", "docs_ext", "elf_kernel", "elf_infra", "elf_project",
+                  "django", "rest_framework", "drf_spectacular")
 
 
-def test_converter_maps_every_field_kind():
-    inner = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 9,
-                                                    "description": "a digit"}},
-             "required": ["n"], "additionalProperties": False}
-    assert serializer_schema(_Everything) == {
-        "type": "object",
-        "properties": {
-            "s": {"type": "string", "maxLength": 5},
-            "maybe": {"type": ["string", "null"]},
-            "choice": {"type": ["string", "null"], "enum": ["a", "b", None], "default": "a"},
-            "flag": {"type": "boolean", "default": True},
-            "ratio": {"type": "number", "minimum": 0.0},
-            "ident": {"type": "string", "format": "uuid"},
-            "blob": {},
-            "words": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3},
-            "inner": {**inner, "type": ["object", "null"]},
-            "many": {"type": "array", "items": inner},
-            "loose": {"type": "object", "properties": {"when": {"type": "string", "format": "date-time"}}},
-            "mapping": {"type": "object", "additionalProperties": {"type": "integer"}},
-        },
-        "required": ["s", "ratio", "ident", "words", "inner", "loose"],
-        "additionalProperties": False,
-    }
-
-
-def test_converter_refuses_a_field_it_cannot_map():
-    class _Odd(serializers.Serializer):
-        f = serializers.FileField()
-
-    with pytest.raises(TypeError, match="FileField"):
-        serializer_schema(_Odd)
-
-
-# Anything that decides about content lives in these; the MCP adapter must not import them.
-POLICY_MODULES = ("memory.domain", "memory.services", "memory.search", "memory.selectors", "traces.services",
-                  "traces.selectors", "elf_infra.providers")
+def _policy(name: str) -> bool:
+    return any(name == m or name.startswith(m + ".") for m in POLICY_MODULES)
 
 
 def test_mcp_package_imports_no_policy_and_reads_no_memory_limits():
@@ -179,9 +153,33 @@ def test_mcp_package_imports_no_policy_and_reads_no_memory_limits():
             names = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 names = [node.module]
-            offenders += [f"{path.name}: import {n}" for n in names if n.startswith(POLICY_MODULES)]
+            offenders += [f"{path.name}: import {n}" for n in names if _policy(n)]
             if isinstance(node, ast.Attribute) and node.attr in ("memory", "scopes", "max_note_chars"):
                 offenders.append(f"{path.name}: reads .{node.attr}")
     assert not offenders, offenders
+
+
+# Runs in a fresh interpreter: elf-mcp's real start-up (config, upstream, every tool schema, the ASGI app)
+# with uvicorn.run stubbed out, then the list of loaded modules.
+START_WITHOUT_DJANGO = """
+import json, sys
+import uvicorn
+uvicorn.run = lambda app, **kwargs: None
+from elf_mcp.catalog import all_tools
+from elf_mcp.main import main
+assert main(["-c", sys.argv[1]]) == 0
+assert len([t.mcp_tool() for t in all_tools()]) == 27
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_elf_mcp_starts_without_importing_django(tmp_path):
+    config = write_mcp_config(tmp_path / "elf.toml")
+    done = subprocess.run([sys.executable, "-c", START_WITHOUT_DJANGO, str(config)], cwd=REPO, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-4000:]
+    loaded = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "elf_mcp.server" in loaded  # the start-up really ran
+    assert [m for m in loaded if _policy(m)] == []

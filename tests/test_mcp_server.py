@@ -67,7 +67,7 @@ def test_lists_every_mapped_tool_with_its_input_schema(url):
     assert props["elf_notes_get"] == {"note_id"}
     assert props["elf_space_grant_upsert"] == {"space", "grantee_kind", "grantee_agent_id"}
     assert props["elf_admin_trace_bundle_get"] == {"trace_id", "mode", "stage_items_limit", "candidates_limit"}
-    assert listed["elf_notes_ingest"].input_schema["required"] == ["scope", "notes"]
+    assert sorted(listed["elf_notes_ingest"].input_schema["required"]) == ["notes", "scope"]
 
 
 def test_ingest_search_and_read_back_in_the_mcp_context(url):

@@ -7,6 +7,8 @@ import sys
 from ..runtime import bootstrap
 from ..startup import prepare
 
+# Commands that touch no database or index: they run without the stack (e.g. in CI).
+NO_STORAGE_COMMANDS = ("help", "check", "--help", "-h", "version", "export_openapi")
 USAGE = "usage: manage.py -c elf.toml <command> [options]   (or: manage.py <command> -c elf.toml ...)"
 
 
@@ -37,7 +39,7 @@ def main(argv: list[str]) -> int:
         print(f"manage.py: -c/--config is required\n{USAGE}", file=sys.stderr)
         return 2
     cfg = bootstrap(config)
-    if rest and rest[0] not in ("help", "check", "--help", "-h", "version"):
+    if rest and rest[0] not in NO_STORAGE_COMMANDS:
         if prepare(cfg, prog="manage.py", migrate=True, index=False):
             return 1
     from django.core.management import execute_from_command_line

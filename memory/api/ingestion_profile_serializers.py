@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from elf_domain.limits import MAX_PROFILE_ID_CHARS
 from elf_kernel.api.strict import StrictSerializer
-
-MAX_PROFILE_ID_CHARS = 128
 
 
 class CreateProfileSerializer(StrictSerializer):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from elf_domain.limits import MAX_NOTES_PER_REQUEST
 from elf_kernel.api.strict import StrictSerializer
 
-MAX_NOTES_PER_REQUEST = 100
 MAX_TTL_DAYS = 36500
 MAX_KEY_CHARS = 128
 MAX_SOURCE_REF_BYTES = 16384

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 from django.db.models import Q
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -82,12 +82,7 @@ class NotesIngestView(APIView):
 class NotesListView(APIView):
     @extend_schema(
         summary="List readable notes (omitted scope excludes agent_private)", operation_id="elf_notes_list",
-        parameters=CONTEXT_HEADERS + [
-            OpenApiParameter("scope", str, enum=["agent_private", "project_shared", "team_shared", "org_shared"]),
-            OpenApiParameter("status", str, enum=["active", "deprecated", "deleted"]),
-            OpenApiParameter("type", str, enum=["preference", "constraint", "decision", "profile", "fact", "plan"]),
-            OpenApiParameter("limit", int), OpenApiParameter("cursor", str),
-        ],
+        parameters=CONTEXT_HEADERS + [s.ListNotesQuerySerializer],
         responses={200: s.NoteListResponseSerializer, **ERROR_RESPONSES},
     )
     def get(self, request):

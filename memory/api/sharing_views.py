@@ -76,7 +76,9 @@ class NoteUnpublishView(APIView):
 class SpaceGrantsView(APIView):
     @extend_schema(
         summary="List the grants of the caller's space", operation_id="elf_space_grants_list",
-        parameters=CONTEXT_HEADERS + [SPACE_PARAM, OpenApiParameter("include_revoked", bool)],
+        parameters=CONTEXT_HEADERS + [SPACE_PARAM, OpenApiParameter(
+            "include_revoked", bool, default=False,
+            description="Also list revoked grants, with revoked_by_agent_id and revoked_at.")],
         responses={200: s.GrantListResponseSerializer, **ERROR_RESPONSES},
     )
     def get(self, request, space):

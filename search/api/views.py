@@ -77,7 +77,7 @@ class SearchCreateView(APIView):
 
 class SearchSessionView(APIView):
     @extend_schema(summary="Read a search session (touch extends its TTL)", operation_id="elf_searches_get", parameters=CONTEXT_HEADERS + [
-        OpenApiParameter("top_k", int), OpenApiParameter("touch", bool)],
+        s.SessionQuerySerializer],
         responses={200: s.SearchSessionSerializer, **ERROR_RESPONSES})
     def get(self, request, search_id):
         ctx = context_from_request(request)
@@ -89,7 +89,7 @@ class SearchSessionView(APIView):
 
 class SearchTimelineView(APIView):
     @extend_schema(summary="A search session's items grouped by day", operation_id="elf_searches_timeline", parameters=CONTEXT_HEADERS + [
-        OpenApiParameter("group_by", str, enum=["day", "none"])],
+        s.TimelineQuerySerializer],
         responses={200: s.TimelineSerializer, **ERROR_RESPONSES})
     def get(self, request, search_id):
         ctx = context_from_request(request)

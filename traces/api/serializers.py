@@ -24,12 +24,12 @@ BUNDLE_CANDIDATES_MAX = 1000
 
 class RecentTracesQuery(serializers.Serializer):
     limit = serializers.IntegerField(min_value=1, max_value=RECENT_LIMIT_MAX, default=RECENT_LIMIT_DEFAULT)
-    cursor_created_at = serializers.DateTimeField(required=False)
-    cursor_trace_id = serializers.UUIDField(required=False)
-    agent_id = serializers.CharField(required=False)
+    cursor_created_at = serializers.DateTimeField(required=False, help_text="RFC 3339; with cursor_trace_id")
+    cursor_trace_id = serializers.UUIDField(required=False, help_text="with cursor_created_at")
+    agent_id = serializers.CharField(required=False, help_text="only traces created by this agent")
     read_profile = serializers.CharField(required=False)
-    created_after = serializers.DateTimeField(required=False)
-    created_before = serializers.DateTimeField(required=False)
+    created_after = serializers.DateTimeField(required=False, help_text="RFC 3339, strict lower bound")
+    created_before = serializers.DateTimeField(required=False, help_text="RFC 3339, strict upper bound")
 
     def validate(self, attrs):
         if ("cursor_created_at" in attrs) != ("cursor_trace_id" in attrs):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -53,15 +53,7 @@ class RecentTracesView(APIView):
         summary="Recent search traces of the tenant and project, newest first",
         description="Ordered by created_at DESC, trace_id DESC; pass next_cursor's created_at and trace_id as "
         "cursor_created_at and cursor_trace_id (together) for the next page.",
-        parameters=CONTEXT_HEADERS + [
-            OpenApiParameter("limit", int, description="default 50, max 200"),
-            OpenApiParameter("cursor_created_at", str, description="RFC 3339; with cursor_trace_id"),
-            OpenApiParameter("cursor_trace_id", uuid.UUID, description="with cursor_created_at"),
-            OpenApiParameter("agent_id", str, description="only traces created by this agent"),
-            OpenApiParameter("read_profile", str),
-            OpenApiParameter("created_after", str, description="RFC 3339, strict lower bound"),
-            OpenApiParameter("created_before", str, description="RFC 3339, strict upper bound"),
-        ],
+        parameters=CONTEXT_HEADERS + [s.RecentTracesQuery],
         responses={200: s.RecentTracesResponse, **ERROR_RESPONSES},
     )
     def get(self, request):
@@ -96,11 +88,7 @@ class TraceBundleView(APIView):
         description="mode=bounded (default): 64 items per stage (cap 256), no candidates. mode=full: 256 items "
         "per stage, 200 candidates. stage_items_limit and candidates_limit (max 1000) override the mode's "
         "defaults; candidates is null when the limit is 0.",
-        parameters=CONTEXT_HEADERS + [
-            OpenApiParameter("mode", str, enum=["bounded", "full"]),
-            OpenApiParameter("stage_items_limit", int, description="0-256"),
-            OpenApiParameter("candidates_limit", int, description="0-1000"),
-        ],
+        parameters=CONTEXT_HEADERS + [s.TraceBundleQuery],
         responses={200: s.TraceBundleResponse, **ERROR_RESPONSES},
     )
     def get(self, request, trace_id: uuid.UUID):

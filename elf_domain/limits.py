@@ -1,0 +1,9 @@
+"""Request size limits of the public API that its HTTP clients (elf-eval, elf-mcp) plan around too, so each
+has one spelling. Pure constants, no I/O."""
+
+from __future__ import annotations
+
+# POST /v2/notes/ingest takes at most this many notes in one request (the API answers 400 beyond it).
+MAX_NOTES_PER_REQUEST = 100
+# An ingestion profile id (and created_by) is at most this many characters.
+MAX_PROFILE_ID_CHARS = 128

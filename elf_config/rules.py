@@ -15,6 +15,8 @@ EXPANSION_MODES = ("off", "always", "dynamic")
 AUTH_MODES = ("off", "static_keys")
 AUTH_ROLES = ("user", "admin")
 MIN_TOKEN_CHARS = 16
+# A lease shorter than one indexing job would let a second worker take a row still being processed.
+MIN_LEASE_SECONDS, MAX_LEASE_SECONDS = 5.0, 3600.0
 LOCAL_PROVIDER = "local"
 LOCAL_EMBEDDING_DIM = 384
 # The local MiniLM reads at most this many tokens (elf_infra.providers.local_embedder.MAX_TOKENS).
@@ -66,6 +68,8 @@ def check_rules(cfg: ElfConfig) -> list[str]:
         p.append("stack.data_dir must be a non-empty path")
     if not _url_ok(cfg.worker.broker_url, ("redis", "rediss")):
         p.append("worker.broker_url must be a redis:// URL with a host")
+    if not MIN_LEASE_SECONDS <= cfg.worker.lease_seconds <= MAX_LEASE_SECONDS:
+        p.append(f"worker.outbox_lease_seconds must be in the range [{MIN_LEASE_SECONDS:g}, {MAX_LEASE_SECONDS:g}]")
     return p
 
 

@@ -3,13 +3,16 @@
 Each dataclass is one TOML table; field names are the TOML keys. A field typed ``Optional[...]`` (or whose
 dataclass is optional in its parent) may be omitted from the file; every other field is required. There are
 no defaults for spec fields: the loader fills nothing in, except the spec's own documented default for
-``mcp.read_profile`` and ``security.auth_mode`` (omitted means "off").
+``mcp.read_profile`` and ``security.auth_mode`` (omitted means "off"), and for the one key added beyond
+the spec that has a default, ``worker.outbox_lease_seconds`` (omitted means 30).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Optional
+
+DEFAULT_OUTBOX_LEASE_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -48,9 +51,15 @@ class StackConfig:
 
 @dataclass(frozen=True)
 class WorkerConfig:
-    """Celery (not in the spec): the broker URL the API and the worker share."""
+    """Celery (not in the spec): the broker URL the API and the worker share, and how long a claimed outbox
+    row stays leased before another worker may take it over (a worker that died mid-job)."""
 
     broker_url: str
+    outbox_lease_seconds: Optional[float]  # omitted: DEFAULT_OUTBOX_LEASE_SECONDS
+
+    @property
+    def lease_seconds(self) -> float:
+        return DEFAULT_OUTBOX_LEASE_SECONDS if self.outbox_lease_seconds is None else self.outbox_lease_seconds
 
 
 @dataclass(frozen=True)

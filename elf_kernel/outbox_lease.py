@@ -2,7 +2,8 @@
 supplement section 4).
 
 A worker claims due rows (status PENDING or FAILED, ``available_at <= now()``) with
-``FOR UPDATE SKIP LOCKED`` and, in the same statement, pushes ``available_at`` forward by the lease (30 s).
+``FOR UPDATE SKIP LOCKED`` and, in the same statement, pushes ``available_at`` forward by the lease
+(``worker.outbox_lease_seconds``, 30 s by default).
 Other workers then see the row as not due, so a row is processed by one worker at a time; a worker that
 dies mid-job lets the lease run out and the next sweep claims the row again. A claim does not touch status
 or attempts: only a failure counts as an attempt.
@@ -24,11 +25,17 @@ from django.db import connection, transaction
 
 from elf_config import ElfConfig
 
-LEASE_SECONDS = 30.0
+from .runtime import get_config
+
 BACKOFF_BASE_SECONDS = 0.5
 BACKOFF_CAP_SECONDS = 30.0
 LAST_ERROR_MAX_CHARS = 1024
 PENDING, DONE, FAILED = "PENDING", "DONE", "FAILED"
+
+
+def lease_seconds() -> float:
+    """How long a claim holds a row (worker.outbox_lease_seconds)."""
+    return get_config().worker.lease_seconds
 
 
 def backoff_seconds(attempts: int) -> float:
@@ -77,7 +84,7 @@ RETURNING {returning}
 
     def _claim(self, extra_sql: str, params: dict) -> list:
         with transaction.atomic(), connection.cursor() as cur:
-            cur.execute(self._claim_sql.format(extra=extra_sql), {"lease": LEASE_SECONDS, **params})
+            cur.execute(self._claim_sql.format(extra=extra_sql), {"lease": lease_seconds(), **params})
             leases = [self.row_type(*row) for row in cur.fetchall()]
         return sorted(leases, key=lambda lease: lease.created_at)
 
@@ -131,7 +138,9 @@ RETURNING {returning}
 
     def sweep(self, process: Callable[[object], bool], *, batch: int, budget_s: float) -> int:
         """Claim up to ``batch`` due rows and process them oldest first, starting none after ``budget_s``
-        (unstarted rows are released for the next sweep); returns how many ``process`` reported done."""
+        (at most two thirds of the lease, so no claimed row's lease runs out before it is started; unstarted
+        rows are released for the next sweep); returns how many ``process`` reported done."""
+        budget_s = min(budget_s, lease_seconds() * 2 / 3)
         started = time.monotonic()
         leases = self.lease_due(batch)
         done = 0

@@ -73,6 +73,7 @@ RULES = [
     ("read profile scopes", "scopes.read_profiles.private_only", ["agent_secret"], "scopes.read_profiles.private_only[0]"),
     ("ttl for every type", "lifecycle.ttl_days.plan", DELETE, "lifecycle.ttl_days.plan is required"),
     ("broker url required", "worker.broker_url", DELETE, "worker.broker_url is required"),
+    ("outbox lease range", "worker.outbox_lease_seconds", 1.0, "worker.outbox_lease_seconds must be in the range [5, 3600]"),
     ("stack data dir required", "stack.data_dir", DELETE, "stack.data_dir is required"),
     ("localhost-only binds", "service.http_bind", "0.0.0.0:8089", "service.http_bind binds 0.0.0.0"),
     ("binds use distinct ports", "service.admin_bind", "127.0.0.1:8089", "service.admin_bind uses port 8089"),

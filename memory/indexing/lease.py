@@ -9,7 +9,6 @@ from datetime import datetime
 
 from elf_kernel.outbox_lease import (  # noqa: F401  (re-exported for the indexing modules)
     LAST_ERROR_MAX_CHARS,
-    LEASE_SECONDS,
     OutboxLeaser,
     backoff_seconds,
     error_text,

@@ -62,7 +62,7 @@ def list_notes(
     ctx: RequestContext, *, scope: str | None, status: str, note_type: str | None
 ) -> QuerySet[MemoryNote]:
     """GET /v2/notes: an omitted scope excludes agent_private; agent_private is only ever the caller's."""
-    scopes = [scope] if scope else [s for s in Scope.values if s != Scope.AGENT_PRIVATE]
+    scopes = [scope] if scope else [s for s in Scope if s != Scope.AGENT_PRIVATE]
     qs = readable_notes(ctx, scopes=scopes).filter(status=status)
     if status == NoteStatus.ACTIVE:
         qs = not_expired(qs)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from datetime import timedelta
 
 from tests.conftest import EMBED_PATH, RecordedRequest, local_model_embeddings
 from tests.indexing_helpers import (
@@ -48,17 +49,19 @@ def test_a_job_killed_mid_way_is_taken_again_after_its_lease_and_indexed_once(mo
     wait_for(lambda: embed_requests(s) >= 1, 20, "the embedding request of the job")
     os.killpg(worker.proc.pid, signal.SIGKILL)
     worker.proc.wait(10)
-    killed_at = time.monotonic()
     s.fake.handle(EMBED_PATH, local_model_embeddings)
 
     row = outbox(s, outbox_id)
     assert row["status"] == "PENDING" and row["attempts"] == 0  # leased, not failed: a crash is no attempt
+    first_lease_ends = row["available_at"]  # the killed worker's lease token: claim time + LEASE_S
     assert chunk_ids(s, note_id) == [] and count_points(s, note_id) == 0
 
     s.start_worker()
     done = wait_done(s, outbox_id, timeout=60)
-    # The kill came at most ~1 s after the claim (the poll found the embedding request first).
-    assert time.monotonic() - killed_at > LEASE_S - 2, f"taken again only once the {LEASE_S:g} s lease ran out"
+    # The second claim's token is its claim time + LEASE_S (settling DONE keeps available_at): the row was
+    # claimed again only once the first lease had run out, measured on the database's clock.
+    second_claim_at = done["available_at"] - timedelta(seconds=LEASE_S)
+    assert second_claim_at >= first_lease_ends, f"taken again before the {LEASE_S:g} s lease ran out"
     assert done["attempts"] == 0
     chunks = chunk_ids(s, note_id)
     assert len(chunks) >= 2

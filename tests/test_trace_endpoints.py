@@ -208,7 +208,7 @@ def test_admin_trace_page_shows_ranking_terms_and_stages(admin_client, test_stac
     assert str(payload["items"][0]["final_score"]) in html
     listing = admin_client.get("/admin/traces/searchtrace/?tenant_id=t-admin-trace", SERVER_PORT=port)
     assert payload["trace"]["trace_id"] in listing.content.decode()
-    assert admin_client.get("/admin/traces/llmcache/", SERVER_PORT=port).status_code == 200
+    assert admin_client.get("/admin/search/llmcache/", SERVER_PORT=port).status_code == 200
 
 
 def test_worker_sweep_persists_a_queued_trace(world) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from qdrant_client import QdrantClient
+from qdrant_client import QdrantClient, models
 
 from elf_infra.qdrant_server.launcher import EmbeddedQdrant
 
@@ -35,3 +35,42 @@ def qdrant_server(tmp_path: Path) -> Iterator[EmbeddedQdrant]:
         yield server
     finally:
         server.stop()
+
+
+DIM = 4
+
+
+def create_collection(client: QdrantClient, name: str = "c", **kwargs: object) -> None:
+    """A collection shaped like the notes index: `dense` (cosine, DIM) and `bm25` (IDF)."""
+    client.create_collection(
+        name,
+        vectors_config={"dense": models.VectorParams(size=DIM, distance=models.Distance.COSINE)},
+        sparse_vectors_config={"bm25": models.SparseVectorParams(modifier=models.Modifier.IDF)},
+        **kwargs,
+    )
+
+
+def make_point(
+    pid: int | str, dense: list[float], payload: dict, sparse: tuple[list[int], list[float]] | None = None
+) -> models.PointStruct:
+    vector: dict = {"dense": dense}
+    if sparse:
+        vector["bm25"] = models.SparseVector(indices=sparse[0], values=sparse[1])
+    return models.PointStruct(id=pid, vector=vector, payload=payload)
+
+
+def load_hybrid_fixture(client: QdrantClient) -> None:
+    # Within tenant t1, dense order is A, B, C, E and sparse order is B, C, E (A has no sparse match).
+    # D (tenant t2) matches both best and must be filtered out of both prefetches.
+    create_collection(client)
+    client.create_payload_index("c", "tenant", models.PayloadSchemaType.KEYWORD)
+    client.upsert(
+        "c",
+        points=[
+            make_point(1, [1.0, 0.05, 0, 0], {"name": "A", "tenant": "t1"}, ([9], [1.0])),
+            make_point(2, [1.0, 0.3, 0, 0], {"name": "B", "tenant": "t1"}, ([1, 2], [3.0, 3.0])),
+            make_point(3, [1.0, 0.6, 0, 0], {"name": "C", "tenant": "t1"}, ([1, 2], [1.0, 1.0])),
+            make_point(4, [1.0, 0.0, 0, 0], {"name": "D", "tenant": "t2"}, ([1, 2], [5.0, 5.0])),
+            make_point(5, [0.0, 0.0, 1, 0], {"name": "E", "tenant": "t1"}, ([1], [0.5])),
+        ],
+    )

@@ -1,0 +1,213 @@
+"""The embedded Qdrant server as a process: restarts, kill -9, a second server on one data dir, concurrent
+clients, keep-alive, and the shard swap of a shadow optimization (the REST API is in test_qdrant_server.py)."""
+
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from qdrant_client import models
+
+from elf_infra.qdrant_server.launcher import EmbeddedQdrant
+from tests.qdrant_fixtures import (  # noqa: F401
+    DIM,
+    client_for,
+    create_collection,
+    load_hybrid_fixture,
+    make_point,
+    qdrant_server,
+    run_server,
+)
+
+
+def test_data_survives_restart(tmp_path: Path) -> None:
+    server = run_server(tmp_path)
+    try:
+        client = client_for(server)
+        load_hybrid_fixture(client)
+        client.create_payload_index("c", "name", models.PayloadSchemaType.KEYWORD)
+        query = dict(
+            prefetch=[
+                models.Prefetch(query=[1.0, 0, 0, 0], using="dense", limit=10),
+                models.Prefetch(query=models.SparseVector(indices=[1, 2], values=[1.0, 1.0]), using="bm25", limit=10),
+            ],
+            query=models.FusionQuery(fusion=models.Fusion.RRF),
+            limit=10,
+        )
+        before = [(p.id, p.score) for p in client.query_points("c", **query).points]
+        assert server.restart() == 0
+        client = client_for(server)
+        assert client.count("c").count == 5
+        assert [(p.id, p.score) for p in client.query_points("c", **query).points] == before
+        assert set(client.get_collection("c").payload_schema) == {"tenant", "name"}
+    finally:
+        server.stop()
+
+
+def test_keep_alive_connections_are_reused_without_stalls(qdrant_server: EmbeddedQdrant) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", qdrant_server.port, timeout=10)
+    timings, sockets = [], set()
+    for _ in range(10):
+        started = time.perf_counter()
+        conn.request("GET", "/collections")
+        resp = conn.getresponse()
+        assert resp.status == 200 and json.loads(resp.read())["status"] == "ok"
+        timings.append(time.perf_counter() - started)
+        sockets.add(id(conn.sock))
+    conn.close()
+    assert len(sockets) == 1  # one connection served all ten requests
+    assert sorted(timings)[5] < 0.02  # a Nagle / delayed-ACK stall costs ~40 ms per request
+
+
+def test_a_second_server_on_the_same_data_dir_refuses_to_start(
+    qdrant_server: EmbeddedQdrant, tmp_path: Path
+) -> None:
+    second = EmbeddedQdrant(qdrant_server.data_dir, tmp_path / "second.log")
+    with pytest.raises(RuntimeError, match="in use by another qdrant server process"):
+        second.start()
+    assert second.stop() == 1
+    assert client_for(qdrant_server).get_collections().collections == []
+
+
+def test_writes_survive_a_killed_server(tmp_path: Path) -> None:
+    server = run_server(tmp_path)
+    try:
+        client = client_for(server)
+        create_collection(client)
+        client.upsert("c", points=[make_point(i, [1.0, 0, 0, float(i)], {"i": i}) for i in range(100)])
+        server.proc.send_signal(signal.SIGKILL)  # no flush, no close: the WAL has the writes
+        server.proc.wait()
+        server.start()
+        client = client_for(server)
+        assert client.count("c").count == 100
+        assert client.retrieve("c", ids=[42])[0].payload == {"i": 42}
+    finally:
+        server.stop()
+
+
+_WRITER = textwrap.dedent("""
+    import sys
+    from qdrant_client import QdrantClient, models
+    url, base = sys.argv[1], int(sys.argv[2])
+    client = QdrantClient(url=url, timeout=30)
+    for batch in range(20):
+        ids = [base + batch * 25 + i for i in range(25)]
+        client.upsert("c", points=[models.PointStruct(id=i, vector={"dense": [1.0, float(i % 7), 0.0, 1.0]},
+                                                      payload={"writer": base}) for i in ids])
+        hits = client.query_points("c", query=[1.0, 0.0, 0.0, 1.0], using="dense", limit=5,
+                                   query_filter=models.Filter(must=[models.FieldCondition(
+                                       key="writer", match=models.MatchValue(value=base))])).points
+        assert hits and all(h.id >= base for h in hits), hits
+    print("ok")
+""")
+
+
+def test_two_client_processes_at_once(qdrant_server: EmbeddedQdrant) -> None:
+    client = client_for(qdrant_server)
+    create_collection(client)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, qdrant_server.url, str(base)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for base in (100_000, 200_000)
+    ]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outputs
+    assert all(out.strip() == "ok" for out, _ in outputs)
+    assert client.count("c").count == 1000
+    for base in (100_000, 200_000):
+        assert (
+            client.count(
+                "c",
+                count_filter=models.Filter(
+                    must=[models.FieldCondition(key="writer", match=models.MatchValue(value=base))]
+                ),
+            ).count
+            == 500
+        )
+
+
+@pytest.mark.parametrize("caught_up", [False, True])
+def test_an_interrupted_shard_swap_is_resolved_at_start(tmp_path: Path, caught_up: bool) -> None:
+    server = run_server(tmp_path)
+    collection_dir = server.data_dir / "collections" / "c"
+    try:
+        client = client_for(server)
+        create_collection(client)
+        client.upsert("c", points=[make_point(i, [1.0, 0, 0, float(i)], {}) for i in range(5)])
+        server.stop()
+        shutil.copytree(collection_dir / "shard", tmp_path / "copy")  # the optimized copy: 5 points
+        server.start()
+        client_for(server).upsert("c", points=[make_point(5, [1.0, 0, 0, 5.0], {})])  # the live shard: 6 points
+        server.stop()
+        # Crash between the swap's two renames: the live shard is moved aside, the copy not yet in place.
+        (tmp_path / "copy").rename(collection_dir / "shard.optimizing")
+        (collection_dir / "shard").rename(collection_dir / "shard.old")
+        if caught_up:
+            (collection_dir / "shadow.ready").write_text("{}")
+        server.start()
+        # Without the ready marker the copy may lack writes, so the old live shard comes back.
+        assert client_for(server).count("c").count == (5 if caught_up else 6)
+        assert sorted(p.name for p in collection_dir.iterdir()) == ["collection.json", "shard"]
+    finally:
+        server.stop()
+
+
+def test_optimization_swaps_in_an_optimized_shard_and_keeps_concurrent_writes(tmp_path: Path) -> None:
+    server = run_server(tmp_path, "--optimize-idle-seconds", "0.2", "--optimize-min-changes", "500")
+    try:
+        client = client_for(server)
+        client.create_collection(
+            "c",
+            vectors_config={"dense": models.VectorParams(size=32, distance=models.Distance.COSINE)},
+            optimizers_config=models.OptimizersConfigDiff(indexing_threshold=100),  # KB: forces an HNSW build
+        )
+        vectors = np.random.default_rng(7).normal(size=(4000, 32)).tolist()
+        vec = lambda i: vectors[i % 4000]  # noqa: E731
+        for start in range(0, 4000, 500):
+            client.upsert(
+                "c",
+                points=[
+                    models.PointStruct(id=i, vector={"dense": vec(i)}, payload={"i": i})
+                    for i in range(start, start + 500)
+                ],
+            )
+        assert client.query_points("c", query=vec(5), using="dense", limit=1).points[0].id == 5
+
+        deadline = time.monotonic() + 60
+        while client.get_collection("c").status != models.CollectionStatus.YELLOW:
+            assert time.monotonic() < deadline, "optimization never started"
+            time.sleep(0.02)
+        # Written while the copy is being optimized: must be replayed onto it before the swap.
+        client.upsert("c", points=[models.PointStruct(id=10_000, vector={"dense": vec(1)}, payload={"i": -1})])
+        client.delete("c", points_selector=models.PointIdsList(points=[0, 1, 2]))
+        while "optimized shard installed" not in server.log_text():
+            assert time.monotonic() < deadline, server.log_text()
+            time.sleep(0.05)
+
+        info = client.get_collection("c")
+        assert info.points_count == 3998
+        assert info.indexed_vectors_count >= 3900  # the HNSW-indexed segment is live
+        assert int(re.search(r"\((\d+) writes replayed\)", server.log_text()).group(1)) >= 1
+        assert client.retrieve("c", ids=[10_000])[0].payload == {"i": -1}
+        assert client.retrieve("c", ids=[0, 1, 2]) == []
+        assert client.query_points("c", query=vec(5), using="dense", limit=1).points[0].id == 5
+        assert not (server.data_dir / "collections" / "c" / "shard.optimizing").exists()
+        assert server.restart() == 0
+        assert client_for(server).count("c").count == 3998
+    finally:
+        server.stop()

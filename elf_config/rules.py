@@ -15,6 +15,7 @@ EXPANSION_MODES = ("off", "always", "dynamic")
 AUTH_MODES = ("off", "static_keys")
 AUTH_ROLES = ("user", "admin")
 MIN_TOKEN_CHARS = 16
+MAX_GRAPH_FACTS_PER_ITEM = 64
 # A lease shorter than one indexing job would let a second worker take a row still being processed.
 MIN_LEASE_SECONDS, MAX_LEASE_SECONDS = 5.0, 3600.0
 LOCAL_PROVIDER = "local"
@@ -218,6 +219,11 @@ def _search(cfg: ElfConfig, p: list[str]) -> None:
         p.append("search.explain.candidate_retention_days must be greater than zero")
     if s.explain.write_mode is not None and s.explain.write_mode not in ("outbox", "inline"):
         p.append("search.explain.write_mode must be 'outbox' or 'inline'")
+    g = s.graph_context
+    if g is not None:
+        for name, top in (("max_facts_per_item", MAX_GRAPH_FACTS_PER_ITEM), ("max_evidence_notes_per_fact", 64)):
+            if not 1 <= getattr(g, name) <= top:
+                p.append(f"search.graph_context.{name} must be in the range [1, {top}]")
 
 
 def _lifecycle(cfg: ElfConfig, p: list[str]) -> None:

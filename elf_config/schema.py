@@ -174,6 +174,15 @@ class ExplainConfig:
 
 
 @dataclass(frozen=True)
+class GraphContextConfig:
+    """relation_context in search explain (spec v2 section 13): the graph facts linked to a returned note."""
+
+    enabled: bool
+    max_facts_per_item: int
+    max_evidence_notes_per_fact: int
+
+
+@dataclass(frozen=True)
 class SearchConfig:
     # Not in the spec: the search mode when a request names none (quick_find | planned_search).
     default_mode: str
@@ -182,6 +191,12 @@ class SearchConfig:
     prefilter: PrefilterConfig
     cache: CacheConfig
     explain: ExplainConfig
+    # Named by sections 13-14 but not in the section 1 template: omitted means relation_context is off.
+    graph_context: Optional[GraphContextConfig]
+
+    @property
+    def relation_context_on(self) -> bool:
+        return self.graph_context is not None and self.graph_context.enabled
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """Unmanaged models of the graph tables (spec v2 section 5, supplement section 2): entities and their
 aliases, the predicate registry, facts with validity windows, their evidence and supersessions.
 
-The SQL files under ``sql/tables`` are the schema's source; these models only map them. The write and read
-paths arrive with graph memory (issue 13); until then nothing writes these tables.
+The SQL files under ``sql/tables`` are the schema's source; these models only map them. Writes: graph.services.facts
+(composed into note ingest by the root); reads: graph.selectors, under the notes' read rule.
 """
 
 from __future__ import annotations
@@ -16,16 +16,7 @@ from elf_domain.vocabulary import Scope
 from elf_kernel.model_bases import choices_of
 from memory.models import MemoryNote
 
-
-class PredicateCardinality(models.TextChoices):
-    SINGLE = "single"
-    MULTI = "multi"
-
-
-class PredicateStatus(models.TextChoices):
-    PENDING = "pending"
-    ACTIVE = "active"
-    DEPRECATED = "deprecated"
+from .domain.rules import Cardinality, PredicateStatus
 
 
 class GraphEntity(models.Model):
@@ -72,8 +63,8 @@ class GraphPredicate(models.Model):
     project_id = models.TextField(null=True, blank=True)
     canonical = models.TextField()
     canonical_norm = models.TextField()
-    cardinality = models.TextField(choices=PredicateCardinality.choices)
-    status = models.TextField(choices=PredicateStatus.choices)
+    cardinality = models.TextField(choices=choices_of(Cardinality))
+    status = models.TextField(choices=choices_of(PredicateStatus))
     created_at = models.DateTimeField(db_default=Now())
     updated_at = models.DateTimeField(db_default=Now())
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from elf_domain.vocabulary import KNOWN_SCOPES
@@ -219,6 +219,12 @@ def _datetime(value: object, path: str) -> str | None:
     return text
 
 
+def _utc(text: str) -> datetime:
+    """An ISO 8601 time for comparison; one without an offset is read as UTC (as graph memory stores it)."""
+    when = datetime.fromisoformat(text)
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+
+
 def _entity(raw: object, path: str) -> dict[str, Any]:
     obj = _object(raw, path, frozenset(), _ENTITY_KEYS)
     return {
@@ -236,6 +242,10 @@ def _relation(raw: object, path: str) -> dict[str, Any]:
     value = target.get("value")
     if (entity is None) == (value is None):
         raise CandidateError("exactly one of object.entity and object.value must be non-null", opath)
+    valid_from = _datetime(obj.get("valid_from"), f"{path}.valid_from")
+    valid_to = _datetime(obj.get("valid_to"), f"{path}.valid_to")
+    if valid_from and valid_to and _utc(valid_to) <= _utc(valid_from):
+        raise CandidateError("must be later than valid_from", f"{path}.valid_to")
     return {
         "subject": _entity(obj["subject"], f"{path}.subject"),
         "predicate": _str(obj["predicate"], f"{path}.predicate"),
@@ -243,8 +253,8 @@ def _relation(raw: object, path: str) -> dict[str, Any]:
             "entity": None if entity is None else _entity(entity, f"{opath}.entity"),
             "value": _opt_str(value, f"{opath}.value"),
         },
-        "valid_from": _datetime(obj.get("valid_from"), f"{path}.valid_from"),
-        "valid_to": _datetime(obj.get("valid_to"), f"{path}.valid_to"),
+        "valid_from": valid_from,
+        "valid_to": valid_to,
     }
 
 

@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from graph.api.fact_views import GraphEntityView, GraphFactsView
 from memory.api.events_views import EventsIngestView
 from memory.api.notes_views import NoteDetailView, NotesIngestView, NotesListView
 from memory.api.sharing_views import NotePublishView, NoteUnpublishView, SpaceGrantRevokeView, SpaceGrantsView
@@ -24,6 +25,8 @@ urlpatterns = common_patterns(__name__) + [
     path("v2/searches/<uuid:search_id>", SearchSessionView.as_view(), name="search-session"),
     path("v2/searches/<uuid:search_id>/timeline", SearchTimelineView.as_view(), name="search-timeline"),
     path("v2/searches/<uuid:search_id>/notes", SearchNotesView.as_view(), name="search-notes"),
+    path("v2/graph/facts", GraphFactsView.as_view(), name="graph-facts"),
+    path("v2/graph/entities/<uuid:entity_id>", GraphEntityView.as_view(), name="graph-entity"),
 ]
 
 handler400 = "elf_kernel.errors.json_400"

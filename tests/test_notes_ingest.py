@@ -123,7 +123,7 @@ def test_ttl_rules(svc):
     assert by_id[res[0]["note_id"]] == 180 and by_id[res[1]["note_id"]] == 3 and by_id[res[2]["note_id"]] is None
 
 
-def test_structured_fields_stored_and_relations_kept(svc):
+def test_structured_fields_stored_and_relations_become_graph_facts(svc):
     structured = {
         "summary": "Deploys go through the blue pipeline.",
         "facts": ["The blue pipeline deploys", "Deploys need approval"],
@@ -133,14 +133,17 @@ def test_structured_fields_stored_and_relations_kept(svc):
     }
     res = ingest(svc, [note("Decision: deploys go through the blue pipeline.", type="decision", structured=structured)])
     result = res.json()["results"][0]
-    assert result["op"] == "ADD" and any("relations" in w for w in result["warnings"])
+    assert result["op"] == "ADD" and "warnings" not in result
     nid = result["note_id"]
     fields = rows(svc, "SELECT field_kind, item_index, text FROM memory_note_fields WHERE note_id = %s "
                        "ORDER BY field_kind, item_index", (nid,))
     assert fields == [("concept", 0, "deployment"), ("fact", 0, "The blue pipeline deploys"),
                       ("fact", 1, "Deploys need approval"), ("summary", 0, "Deploys go through the blue pipeline.")]
     (details,) = rows(svc, "SELECT details FROM memory_ingest_decisions WHERE note_id = %s", (nid,))[0]
-    assert details["graph_present"] is True and details["graph_deferred"]["relations"][0]["predicate"] == "deploys"
+    assert details["graph_present"] is True
+    assert rows(svc, "SELECT f.predicate, f.object_value, e.canonical FROM graph_facts f JOIN graph_fact_evidence v "
+                     "USING (fact_id) JOIN graph_entities e ON e.entity_id = f.subject_entity_id "
+                     "WHERE v.note_id = %s", (nid,)) == [("deploys", "production", "blue pipeline")]
     got = requests.get(f"{svc.public}/v2/notes/{nid}", headers=headers(), timeout=10).json()
     assert got["structured"]["facts"] == ["The blue pipeline deploys", "Deploys need approval"]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from rest_framework import serializers
 
 from elf_domain.limits import MAX_NOTES_PER_REQUEST
@@ -35,6 +37,13 @@ class RelationSerializer(StrictSerializer):
     object = RelationObjectSerializer()
     valid_from = serializers.DateTimeField(allow_null=True, required=False)
     valid_to = serializers.DateTimeField(allow_null=True, required=False)
+
+    def validate(self, attrs):
+        # to_internal_value has turned both into ISO strings (with the same offset); compare them as times.
+        start, end = (attrs.get(name) for name in ("valid_from", "valid_to"))
+        if start is not None and end is not None and datetime.fromisoformat(end) <= datetime.fromisoformat(start):
+            raise serializers.ValidationError({"valid_to": "Must be later than valid_from."})
+        return attrs
 
     def to_internal_value(self, data):
         value = super().to_internal_value(data)

@@ -36,13 +36,8 @@ from ..models import (
     VersionOp,
 )
 from .note_fields import replace_fields
+from .note_hooks import NoteWritten, run_note_write_hooks
 from .versions import note_snapshot, record_version
-
-GRAPH_DEFERRED_WARNING = (
-    "structured.relations and structured.entities are kept with the ingest decision; graph memory does not "
-    "index them yet"
-)
-
 
 @dataclass(frozen=True)
 class NoteInput:
@@ -145,11 +140,6 @@ def _details(cfg: ElfConfig, note: NoteInput, res, outcome, *, extra: dict | Non
         "min_confidence": pol.min_confidence,
         "min_importance": pol.min_importance,
     }
-    if _graph_present(note.structured):
-        details["graph_deferred"] = {
-            "entities": note.structured.get("entities") or [],
-            "relations": note.structured.get("relations") or [],
-        }
     details.update(note.decision_extra)
     details.update(extra or {})
     return details
@@ -227,12 +217,11 @@ def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, vector, actor) -> Not
         base, confidence=note.confidence, importance=note.importance, matched_dup=res.matched_dup,
         min_confidence=cfg.memory.policy.min_confidence, min_importance=cfg.memory.policy.min_importance,
     )
-    warnings = [GRAPH_DEFERRED_WARNING] if _graph_present(note.structured) else []
     details = _details(cfg, note, res, outcome)
     if outcome.decision == Decision.IGNORE:
         _record_decision(ctx, scope, pipeline, note, note_id=res.target_note_id, base=base, decision=outcome.decision,
                          op=NoteOp.NONE, reason=outcome.reason_code, details=details)
-        return NoteResult(res.target_note_id, NoteOp.NONE, outcome.decision, outcome.reason_code, None, warnings)
+        return NoteResult(res.target_note_id, NoteOp.NONE, outcome.decision, outcome.reason_code, None)
     now = timezone.now()
     if res.op == update_resolver.ADD:
         target = MemoryNote.objects.create(
@@ -260,6 +249,8 @@ def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, vector, actor) -> Not
             op = NoteOp.NONE
     if _structured_present(note.structured):
         replace_fields(target, note.structured)
+    warnings = run_note_write_hooks(NoteWritten(ctx=ctx, note=target, structured=note.structured, op=op, at=now,
+                                                field_path=note.field_path))
     if op != NoteOp.NONE:
         enqueue(note_id=target.note_id, op=OutboxOp.UPSERT, embedding_version=cfg.embedding_version)
     _record_decision(ctx, scope, pipeline, note, note_id=target.note_id, base=base, decision=outcome.decision, op=op,

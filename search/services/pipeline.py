@@ -18,6 +18,7 @@ from elf_config import ElfConfig
 from elf_domain.vocabulary import SEARCH_MODES as MODES
 from elf_infra.providers.factory import build_embedding
 from elf_kernel.context import RequestContext
+from graph.selectors.relation_context import relation_context
 from memory.indexing.index import notes_index
 from memory.models import MemoryNote, MemoryNoteChunk, NoteStatus
 from memory.selectors import not_expired, readable_notes
@@ -54,9 +55,13 @@ class ResultItem:
     ranked: ranking.Ranked
     match: dict
     result_handle: uuid.UUID = field(default_factory=uuid.uuid4)
+    relation_context: list[dict] | None = None  # set only when search.graph_context is enabled
 
     def explain(self) -> dict:
-        return {"match": self.match, "ranking": self.ranked.ranking_explain()}
+        out = {"match": self.match, "ranking": self.ranked.ranking_explain()}
+        if self.relation_context is not None:
+            out["relation_context"] = self.relation_context
+        return out
 
 
 @dataclass
@@ -107,6 +112,8 @@ def run_search(*, cfg: ElfConfig, ctx: RequestContext, req: SearchRequest) -> Se
     snippets = _snippets(cands)
     scores = _rerank(cfg, req, cands, snippets, stages)
     items = _rank(cfg, req, cands, snippets, scores, stages)
+    if cfg.search.relation_context_on and items:
+        _relate(cfg, ctx, items)
     if req.record_hits and items:
         record_hits(req.query, [(i.note.note_id, i.chunk.chunk_id, i.ranked.final_score) for i in items])
     return SearchOutcome(uuid.uuid4(), items, queries, mode, len(fused), stages.stages,
@@ -227,6 +234,15 @@ def _rerank(cfg: ElfConfig, req: SearchRequest, cands: _Candidates, snippets: di
     stages.add("rerank", rerank_info, [{"chunk_id": cid, "metrics": {"rerank_score": s}}
                                        for cid, s in zip(valid, scores or [])])
     return scores
+
+
+def _relate(cfg: ElfConfig, ctx: RequestContext, items: list[ResultItem]) -> None:
+    """relation_context: the graph facts each returned note is evidence of (bounded, evidence-bound)."""
+    g = cfg.search.graph_context
+    by_note = relation_context(ctx, [i.note.note_id for i in items], max_facts=g.max_facts_per_item,
+                               max_evidence=g.max_evidence_notes_per_fact, at=timezone.now())
+    for item in items:
+        item.relation_context = by_note.get(item.note.note_id, [])
 
 
 def _ranking_params(cfg: ElfConfig) -> ranking.RankingParams:

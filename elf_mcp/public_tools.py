@@ -11,6 +11,7 @@ UUID = {"type": "string", "format": "uuid"}
 
 def public_tools() -> list[ToolSpec]:
     note_id = Param("note_id", UUID, "The note's id (note_id in ingest results, searches and lists).")
+    entity_id = Param("entity_id", UUID, "The entity's id (subject.entity_id or object.entity.entity_id of a fact).")
     search_id = Param("search_id", UUID, "The search session's id (search_id from elf_searches_create).")
     space = Param("space", {"type": "string", "enum": list(SPACE_SCOPES)},
                       "The shared space: team_shared (this project) or org_shared (organisation-wide).")
@@ -130,5 +131,22 @@ def public_tools() -> list[ToolSpec]:
             destructive=True,
             description="Revoke a grant on a shared space (same arguments as elf_space_grant_upsert). Returns "
             "{revoked: true}, or false when there was no active grant.",
+        ),
+        ToolSpec(
+            "elf_graph_facts_list", "Look up facts", bind=PUBLIC, method="GET", path="/v2/graph/facts",
+            read_only=True,
+            description="Look up what memory knows as subject-predicate-object facts with validity windows, e.g. "
+            "subject='Alice', predicate='leads'. state=current (default) answers what is true now, or at as_of "
+            "(an ISO time: what was true then); historical lists facts that have ended (superseded by a later "
+            "note), all lists every one. Each fact cites its evidence note_ids (read them with elf_notes_get) and "
+            "the facts it superseded or was superseded by. Use when a question is about the current state of "
+            "something that may have changed.",
+        ),
+        ToolSpec(
+            "elf_graph_entity_get", "Read an entity", bind=PUBLIC, method="GET", path="/v2/graph/entities/{entity_id}",
+            path_params=(entity_id,), read_only=True,
+            description="One entity (a person, team, system...) by entity_id from elf_graph_facts_list: its "
+            "aliases, its current facts and its history, newest first. NOT_FOUND when no fact about it is "
+            "readable for you.",
         ),
     ]

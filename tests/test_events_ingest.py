@@ -159,3 +159,38 @@ def test_scope_suggestion_used_when_no_scope_given(svc):
                                             scope="project_shared")]}))
     res = post(svc, [{"role": "user", "content": "OK, we decided to use trunk-based development."}]).json()["results"][0]
     assert rows(svc, "SELECT scope FROM memory_notes WHERE note_id = %s", (res["note_id"],)) == [("project_shared",)]
+
+
+def _with_relation(text, quote, relation):
+    return {**cand(text, quote), "structured": {"summary": None, "facts": None, "concepts": None, "entities": None,
+                                                "relations": [relation]}}
+
+
+def _graph_rows(svc, note_id):
+    return rows(svc, "SELECT f.predicate, f.object_value FROM graph_facts f JOIN graph_fact_evidence e USING (fact_id) "
+                     "WHERE e.note_id = %s", (note_id,))
+
+
+def test_extractor_relations_become_facts_with_the_note_as_evidence(svc):
+    relation = {"subject": {"canonical": "Nora", "kind": "person", "aliases": None}, "predicate": "prefers",
+                "object": {"entity": None, "value": "trains"}, "valid_from": None, "valid_to": "2020-01-01T00:00:00"}
+    script(svc, json.dumps({"notes": [_with_relation("Fact: Nora prefers trains.", "Nora prefers trains",
+                                                     {**relation, "valid_to": None})]}))
+    r = post(svc, [{"role": "user", "content": "Nora prefers trains over planes."}])
+    assert r.status_code == 200, r.text
+    note_id = r.json()["results"][0]["note_id"]
+    assert _graph_rows(svc, note_id) == [("prefers", "trains")]
+    # an extractor relation whose window ends before it starts is an invalid candidate, never a 500
+    script(svc, json.dumps({"notes": [_with_relation("Fact: Nora prefers buses.", "Nora prefers buses",
+                                                     {**relation, "valid_from": "2021-01-01T00:00:00"})]}))
+    bad = post(svc, [{"role": "user", "content": "Nora prefers buses these days."}])
+    assert bad.status_code == 200 and bad.json()["results"][0]["reason_code"] == "REJECT_INVALID_CANDIDATE"
+
+
+def test_dry_run_writes_no_graph_row(svc):
+    before = rows(svc, "SELECT count(*) FROM graph_facts")[0][0]
+    relation = {"subject": {"canonical": "Omar"}, "predicate": "drives", "object": {"value": "a tram"}}
+    script(svc, json.dumps({"notes": [_with_relation("Fact: Omar drives a tram.", "Omar drives a tram", relation)]}))
+    r = post(svc, [{"role": "user", "content": "Omar drives a tram for a living."}], dry_run=True)
+    assert r.status_code == 200 and r.json()["results"][0]["op"] == "ADD", r.text
+    assert rows(svc, "SELECT count(*) FROM graph_facts")[0][0] == before

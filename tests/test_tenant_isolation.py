@@ -1,6 +1,7 @@
 """Tenant isolation as a property: a seeded random sequence of writes, grants, revocations, publishes,
 unpublishes and deletes by agents of two tenants (with colliding project and agent ids), and after every
-step each agent's search, list and get results over real HTTP are exactly what the grant rules allow.
+step each agent's search, list, get and graph fact results over real HTTP are exactly what the grant
+rules allow (every note is evidence of one fact, so a fact is visible exactly when its note is).
 
 The model below restates the rules of supplement section 7 independently of memory.selectors:
 - a note lives in its home: its project (agent_private, project_shared) or the tenant's org space
@@ -54,6 +55,7 @@ class Note:
 class Model:
     notes: dict[str, Note] = field(default_factory=dict)
     grants: set[tuple] = field(default_factory=set)  # (tenant, home, scope, owner, kind, grantee|None)
+    facts: dict[str, set[str]] = field(default_factory=dict)  # graph fact subject -> its evidence note ids
 
     def in_home(self, n: Note, ident) -> bool:
         tenant, project, _ = ident
@@ -120,8 +122,15 @@ class Driver:
         scope = self.rng.choice(["agent_private", "team_shared", "org_shared"])
         self.counter += 1
         text = f"Fact {self.counter}: the {' '.join(self.rng.sample(WORDS, 4))} ledger."
-        body = {"scope": scope, "notes": [{"type": "fact", "text": text, "importance": 0.5, "confidence": 0.9}]}
+        # Every note is evidence of one graph fact about its own subject: graph reads follow the same rule.
+        subject = f"Ledger {self.counter}"
+        relation = {"subject": {"canonical": subject}, "predicate": "records",
+                    "object": {"value": f"entry {self.counter}"}}
+        body = {"scope": scope, "notes": [{"type": "fact", "text": text, "importance": 0.5, "confidence": 0.9,
+                                           "structured": {"relations": [relation]}}]}
         res = self.call("POST", "/v2/notes/ingest", ident, json=body)["results"][0]
+        assert res["policy_decision"] in ("remember", "update"), res
+        self.model.facts[subject] = {res["note_id"]}
         stored = {"team_shared": "project_shared"}.get(scope, scope)
         home = ORG if stored == "org_shared" else ident[1]
         if res["op"] == "ADD":
@@ -214,8 +223,27 @@ class Driver:
             if not cursor:
                 return out
 
+    def facts_seen(self, ident) -> dict[str, set[str]]:
+        page = self.call("GET", "/v2/graph/facts", ident, params={"state": "all", "limit": 200})["facts"]
+        assert len(page) < 200, "the generator outgrew the facts page; lower the step count"
+        return {f["subject"]["canonical"]: set(f["evidence_note_ids"]) for f in page}
+
+    def facts_expected(self, ident) -> dict[str, set[str]]:
+        out = {}
+        for subject, evidence in self.model.facts.items():
+            live = {i for i in evidence if self.model.notes[i].status == "active"
+                    and self.model.readable(self.model.notes[i], ident)}
+            if live:
+                out[subject] = live
+        return out
+
     def check_identity(self, ident, touched: list[str], profile: str, list_scope: str | None) -> list[str]:
         problems = []
+        seen, want_facts = self.facts_seen(ident), self.facts_expected(ident)
+        if seen != want_facts:
+            leaked = {k: v for k, v in seen.items() if want_facts.get(k) != v}
+            missing = {k: v for k, v in want_facts.items() if seen.get(k) != v}
+            problems.append(f"graph facts: leaked or wrong {leaked}, missing or wrong {missing}")
         found = {i["note_id"] for i in self.call(
             "POST", "/v2/searches", ident, profile=profile,
             json={"query": "ledger", "mode": "quick_find", "top_k": 100, "candidate_k": 1024})["items"]}

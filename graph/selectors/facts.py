@@ -11,7 +11,6 @@ from datetime import datetime
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
-from elf_domain.spaces import ORG_PROJECT_ID
 from elf_kernel.context import RequestContext
 from memory.models import NoteStatus
 from memory.selectors import not_expired, readable_notes
@@ -29,7 +28,9 @@ def live_evidence(ctx: RequestContext) -> QuerySet[GraphFactEvidence]:
 
 
 def visible_facts(ctx: RequestContext) -> QuerySet[GraphFact]:
-    return (GraphFact.objects.filter(tenant_id=ctx.tenant_id, project_id__in=[ctx.project_id, ORG_PROJECT_ID])
+    """Facts of the caller's tenant with a live evidence note. Not filtered by the fact's own project: a note
+    published to the org space after the fact was recorded carries the fact with it."""
+    return (GraphFact.objects.filter(tenant_id=ctx.tenant_id)
             .filter(Exists(live_evidence(ctx).filter(fact_id=OuterRef("fact_id")))))
 
 
@@ -45,9 +46,10 @@ def in_state(qs: QuerySet[GraphFact], state: str, at: datetime) -> QuerySet[Grap
 
 
 def entity_ids_named(ctx: RequestContext, name: str) -> QuerySet[GraphEntity]:
-    """Entities of the caller's project and of the org space whose canonical name or an alias is ``name``."""
+    """Entities of the caller's tenant whose canonical name or an alias is ``name`` (which facts about them the
+    caller sees is visible_facts' to decide)."""
     norm = normalize(name)
-    return (GraphEntity.objects.filter(tenant_id=ctx.tenant_id, project_id__in=[ctx.project_id, ORG_PROJECT_ID])
+    return (GraphEntity.objects.filter(tenant_id=ctx.tenant_id)
             .filter(Q(canonical_norm=norm) | Q(aliases__alias_norm=norm)).values("entity_id"))
 
 

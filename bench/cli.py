@@ -1,7 +1,7 @@
 """elf-bench: benchmark commands that print numbers.
 
-    elf-bench -c elf.toml            all four parts against a running ELF, bounded in time and count:
-                                     add-note, search, concurrency (the embedder and qdrant micro-benchmarks
+    elf-bench -c elf.toml            every part against a running ELF, bounded in time and count:
+                                     add-note, search, concurrency, graph (the embedder and qdrant micro-benchmarks
                                      need no running service and are separate)
     elf-bench NAME [options]         one part; elf-bench NAME --help for its options
 """
@@ -18,12 +18,14 @@ BENCHES = {
     "add-note": "bench.add_note_bench",
     "search": "bench.search_bench",
     "concurrency": "bench.concurrency_bench",
+    "graph": "bench.graph_bench",
 }
 # What `elf-bench -c FILE` runs, in order, with bounded sizes (every part also caps its own waiting time).
 ALL = (
     ("add-note", ["--notes", "3000", "--single", "300", "--batch", "50", "--timeout", "900", "--probes", "20"]),
     ("search", ["--sizes", "1000,10000,100000", "--queries", "100"]),
     ("concurrency", ["--agents", "1,4,16,32", "--duration", "30", "--max-ops", "400"]),
+    ("graph", ["--notes", "10000", "--facts", "20000", "--queries", "100"]),
 )
 
 

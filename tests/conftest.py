@@ -139,7 +139,7 @@ from dataclasses import dataclass, field  # noqa: E402
 
 from elf_infra.qdrant_server.launcher import free_port  # noqa: E402
 from tests.fake_provider_server import FakeProviderServer, FakeResponse, RecordedRequest  # noqa: E402
-from tests.toml_writer import dumps  # noqa: E402
+from elf_config.toml_writer import dumps  # noqa: E402
 
 _redis_dbs = itertools.count()
 EMBED_PATH, RERANK_PATH, CHAT_PATH = "/v1/embeddings", "/v1/rerank", "/v1/chat/completions"

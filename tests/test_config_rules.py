@@ -11,7 +11,7 @@ import pytest
 
 from elf_config import ConfigError, load_config
 from tests.conftest import REPO, entry_point
-from tests.toml_writer import dumps
+from elf_config.toml_writer import dumps
 
 EXAMPLE = tomllib.loads((REPO / "elf.toml.example").read_text())
 ENTRY_POINTS = ["elf-api", "elf-worker", "elf-stack", "manage.py"]

@@ -14,7 +14,7 @@ import pytest
 from bench.eval_dataset import load_dataset
 from bench.eval_small_build import OUT, build
 from tests.conftest import REPO, TEST_CONFIG, entry_point, use_local_providers
-from tests.toml_writer import dumps
+from elf_config.toml_writer import dumps
 
 DATASET = REPO / "tests" / "data" / "eval_small.json"
 # Floors on overall recall@10, about 5 points below what this dataset measured with the local providers

@@ -7,7 +7,7 @@ import tomllib
 import requests
 
 from tests.conftest import REPO, TEST_CONFIG, free_port, LiveProcess, entry_point, wait_http
-from tests.toml_writer import dumps
+from elf_config.toml_writer import dumps
 
 
 def test_health_503_names_qdrant(test_stack, tmp_path):

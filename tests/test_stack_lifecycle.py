@@ -9,7 +9,7 @@ import psycopg
 import redis
 
 from tests.conftest import REPO, free_port, entry_point
-from tests.toml_writer import dumps
+from elf_config.toml_writer import dumps
 
 
 def _stack(cfg, action):

@@ -8,7 +8,7 @@ import tomllib
 import pytest
 
 from tests.conftest import REPO, entry_point
-from tests.toml_writer import dumps
+from elf_config.toml_writer import dumps
 
 EXAMPLE = tomllib.loads((REPO / "elf.toml.example").read_text())
 

@@ -1,4 +1,5 @@
-"""Minimal TOML writer for tests that mutate elf.toml.example (strings, numbers, bools, arrays, tables)."""
+"""Minimal TOML writer for configs derived from another (tests and benchmarks that change a few keys of an
+elf.toml): strings, numbers, bools, arrays, tables."""
 
 from __future__ import annotations
 

@@ -25,6 +25,7 @@ Rules (first match per clause wins; ``rule`` names appear in each note's ``reaso
   must not X", "avoid X" -> constraint ("Constraint: never X."), key null.
 - we_decided: "we decided / agreed / chose / settled on X", "let's go with / use X", "we will use X", "we're
   going with X" -> decision ("Decision: use X."), key null.
+  Not when the lead-in doubts it ("I don't think we'll use Kafka").
 - i_will / dated_plan: "I will / I'll / I'm going to / I plan to / I intend to X" (not "I'll check",
   "I'll try", ...), or a first-person sentence with "tomorrow" / "next week|month|..." -> plan, key null.
 

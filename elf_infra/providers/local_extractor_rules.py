@@ -89,7 +89,17 @@ def _avoid(m: re.Match[str]) -> tuple[None, str]:
     return None, f"Constraint: avoid {third_person(_rest(m))}."
 
 
-def _decision(m: re.Match[str]) -> tuple[None, str]:
+# A lead-in that denies or doubts the decision: "I don't think we'll use Kafka", "ask whether we agreed ...".
+_DOUBTED = re.compile(
+    rf"\b(?:(?:don{_APOS}t|do\s+not|didn{_APOS}t|did\s+not)\s+(?:think|believe|recall|remember|say)|doubt|whether|"
+    rf"if|unless|nobody|no\s+one)\b",
+    _I,
+)
+
+
+def _decision(m: re.Match[str]) -> tuple[None, str] | None:
+    if _DOUBTED.search(m.string[: m.start()]):
+        return None
     lead = re.sub(rf"^we(?:\s+have|{_APOS}ve)?\s+", "we ", m.group("verb"), flags=_I).lower()
     lead = {
         "let's go with": "go with",

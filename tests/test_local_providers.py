@@ -211,6 +211,14 @@ def test_local_extractor_ignores_chit_chat():
     assert extractor.extract(chat) == {"notes": []}
 
 
+def test_local_extractor_skips_a_decision_under_a_doubting_lead_in():
+    extractor = LocalExtractorProvider("local-rules", max_notes=3, max_note_chars=240)
+    doubted = [{"role": "user", "content": "I don't think we'll use Kafka. Ask whether we decided to use Redis."}]
+    assert extractor.extract(doubted) == {"notes": []}
+    (note,) = extractor.extract([{"role": "user", "content": "Don't forget: we'll use Kafka."}])["notes"]
+    assert note["text"] == "Decision: use Kafka."
+
+
 def test_local_extractor_respects_limits_and_skips_credentials():
     extractor = LocalExtractorProvider("local-rules", max_notes=2, max_note_chars=40)
     messages = [

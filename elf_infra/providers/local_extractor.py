@@ -25,21 +25,29 @@ Rules (first match per clause wins; ``rule`` names appear in each note's ``reaso
   must not X", "avoid X" -> constraint ("Constraint: never X."), key null.
 - we_decided: "we decided / agreed / chose / settled on X", "let's go with / use X", "we will use X", "we're
   going with X" -> decision ("Decision: use X."), key null.
+  Not when the lead-in doubts it ("I don't think we'll use Kafka").
 - i_will / dated_plan: "I will / I'll / I'm going to / I plan to / I intend to X" (not "I'll check",
   "I'll try", ...), or a first-person sentence with "tomorrow" / "next week|month|..." -> plan, key null.
+- i_lead / x_leads: "I (now) lead/head/manage/own/maintain/report to X", "I'm the lead/manager/owner/... of
+  X" -> profile ("Profile: the user leads the data team."); "Alice (now) leads/... X", "Alice is the
+  lead/... of X" -> fact ("Fact: Alice now leads the platform team."), key null. Only when the clause
+  gives a safe triple (see below): the triple is the memory.
 
 Note text rewrites the speaker's first person as "the user" ("you" as "the assistant"), is one sentence and
 is at most ``min(240, max_note_chars)`` characters; longer notes are dropped, never truncated. The evidence
 is the whole matched sentence, an exact substring of ``messages[message_index]["content"]``. Notes with the
 same type, key and text are emitted once; at most ``max_notes`` notes, the first ones in message order.
-``ttl_days``, ``structured`` and ``scope_suggestion`` are null.
+``ttl_days`` and ``scope_suggestion`` are null. ``structured`` is ``{"relations": [...]}`` when the clause
+states a subject-predicate-object triple explicitly (name, works at, lives in, role, leads/manages/owns/
+maintains/reports to, the project uses a named technology; ``local_extractor_relations``), else null.
 
 Defaults per type (importance, confidence): an explicit rule match is reliable about *what* was said, less
 about whether it is durable. profile (0.7, 0.8) and constraint (0.8, 0.75) are stated rules about the user
 and the work; preference (0.6, 0.75); decision (0.7, 0.7); fact (0.5, 0.7); plan (0.4, 0.6), being
 time-bound and the most often abandoned.
 
-Measured on tests/data/local_extractor_labelled.json (see tests/test_local_extractor_labelled.py).
+Measured on tests/data/local_extractor_labelled.json (see tests/test_local_extractor_labelled.py); the
+relations also on tests/data/local_extractor_relations.json (tests/test_local_extractor_relations.py).
 """
 
 from __future__ import annotations
@@ -109,7 +117,10 @@ class LocalExtractorProvider:
                     "importance": importance,
                     "confidence": confidence,
                     "ttl_days": None,
-                    "structured": None,
+                    # Only the triples the clause states (local_extractor_relations); no summary or entities.
+                    "structured": (
+                        {"relations": [r.as_dict() for r in statement.relations]} if statement.relations else None
+                    ),
                     "scope_suggestion": None,
                     "evidence": [{"message_index": message_index, "quote": sentence}],
                     "reason": f"local rule {statement.rule}: explicit {statement.note_type} statement",

@@ -1,5 +1,6 @@
-"""The statement rules of the offline extractor: which sentence shapes are memory-worthy, and the kind, key
-and canonical text each yields. Text helpers are in ``local_extractor_text``; see ``local_extractor``."""
+"""The statement rules of the offline extractor: which sentence shapes are memory-worthy, and the kind, key,
+canonical text and relations each yields. Text helpers are in ``local_extractor_text``, the relation shapes in
+``local_extractor_relations``; see ``local_extractor``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import local_extractor_relations as rel
+from .local_extractor_relations import Relation
 from .local_extractor_text import APOS as _APOS
 from .local_extractor_text import lower_first, preference_key, third_person
 
@@ -17,12 +20,14 @@ _I = re.IGNORECASE
 
 @dataclass(frozen=True)
 class Statement:
-    """What a rule recognised in one clause: the note type, its key and the canonical note text."""
+    """What a rule recognised in one clause: the note type, its key, the canonical note text and the
+    relations the clause states explicitly (often none)."""
 
     rule: str
     note_type: str
     key: str | None
     text: str
+    relations: tuple[Relation, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,8 @@ class Rule:
     patterns: tuple[re.Pattern[str], ...]
     build: Callable[[re.Match[str]], tuple[str | None, str] | None]  # (key, text) or None to reject
     assistant: bool = False  # also applies to assistant messages
+    relate: Callable[[re.Match[str]], tuple[Relation, ...]] | None = None  # the clause's relations, if any
+    needs_relation: bool = False  # a statement only when ``relate`` finds its triple (the triple is the memory)
 
 
 def _rest(m: re.Match[str]) -> str:
@@ -89,7 +96,17 @@ def _avoid(m: re.Match[str]) -> tuple[None, str]:
     return None, f"Constraint: avoid {third_person(_rest(m))}."
 
 
-def _decision(m: re.Match[str]) -> tuple[None, str]:
+# A lead-in that denies or doubts the decision: "I don't think we'll use Kafka", "ask whether we agreed ...".
+_DOUBTED = re.compile(
+    rf"\b(?:(?:don{_APOS}t|do\s+not|didn{_APOS}t|did\s+not)\s+(?:think|believe|recall|remember|say)|doubt|whether|"
+    rf"if|unless|nobody|no\s+one)\b",
+    _I,
+)
+
+
+def _decision(m: re.Match[str]) -> tuple[None, str] | None:
+    if _DOUBTED.search(m.string[: m.start()]):
+        return None
     lead = re.sub(rf"^we(?:\s+have|{_APOS}ve)?\s+", "we ", m.group("verb"), flags=_I).lower()
     lead = {
         "let's go with": "go with",
@@ -112,8 +129,8 @@ _PROFILE_TEXT = {"user_name": "the user's name is", "employer": "the user works 
 def _profile(key: str) -> Callable[[re.Match[str]], tuple[str, str] | None]:
     def build(m: re.Match[str]) -> tuple[str, str] | None:
         value = _rest(m)
-        if key == "user_name":  # the leading capitalised words: "Priya", not "not important here"
-            value = " ".join(re.match(r"^(?:[A-Z][\w'-]*\s*)*", value).group().split())
+        if key == "user_name":
+            value = _user_name(value)
             if not value:
                 return None
         if key == "home_city" and re.search(r"\d", value):  # a street address is PII, a city is not
@@ -125,10 +142,62 @@ def _profile(key: str) -> Callable[[re.Match[str]], tuple[str, str] | None]:
     return build
 
 
+def _user_name(rest: str) -> str:
+    """The leading capitalised words: "Priya", not "not important here"."""
+    return " ".join(re.match(r"^(?:[A-Z][\w'-]*\s*)*", rest).group().split())
+
+
+def _profile_relations(key: str) -> Callable[[re.Match[str]], tuple[Relation, ...]]:
+    def relate(m: re.Match[str]) -> tuple[Relation, ...]:
+        if key == "user_name":
+            return rel.name_relations(_user_name(_rest(m)))
+        return (rel.employer_relations if key == "employer" else rel.home_relations)(_rest(m))
+
+    return relate
+
+
 _NOT_A_ROLE = re.compile(
     r"^(?:bit|little|lot|tad|fan|huge|big|total|complete|kind|sort|mess|fool|sucker|night\s+owl|morning\s+person)\b",
     _I,
 )
+
+
+def _role_relations(m: re.Match[str]) -> tuple[Relation, ...]:
+    return rel.role_relations(_rest(m))
+
+
+def _lead_relations(m: re.Match[str]) -> tuple[Relation, ...]:
+    relation = rel.lead_relation(m)
+    return (relation,) if relation else ()
+
+
+_THIRD_PERSON_VERB = {"lead": "leads", "head": "heads", "manage": "manages", "own": "owns", "maintain": "maintains"}
+
+
+def _i_lead(m: re.Match[str]) -> tuple[None, str]:
+    """First person: "I (now) lead X" -> "the user (now) leads X", "I'm the lead of X" -> "the user is the lead
+    of X"."""
+    adv = f"{m.group('adv').lower()} " if m.group("adv") else ""
+    rest = third_person(m.group("rest"))
+    if m.groupdict().get("verb"):
+        verb = " ".join(m.group("verb").split())
+        verb = "reports to" if verb == "report to" else _THIRD_PERSON_VERB[verb]
+        return None, f"Profile: the user {adv}{verb} {rest}."
+    return None, f"Profile: the user is {adv}{' '.join(m.group('the').split())} {rest}."
+
+
+def _x_leads(m: re.Match[str]) -> tuple[None, str]:
+    return None, f"Fact: {third_person(m.group(0).strip(), user_named=False)}."
+
+
+def _wrapped_relations(m: re.Match[str]) -> tuple[Relation, ...]:
+    """remember_that: the relations of the statement it wraps ("FYI, I work at Acme")."""
+    inner = match_statement(_rest(m), role="user")
+    return inner.relations if inner else ()
+
+
+def _use_relations(m: re.Match[str]) -> tuple[Relation, ...]:
+    return rel.use_relations(m.group("verb"), _rest(m))
 
 
 def _role(m: re.Match[str]) -> tuple[str, str] | None:
@@ -178,13 +247,39 @@ RULES = (
             rf"^(?:fyi|for\s+your\s+information|for\s+the\s+record|just\s+so\s+you\s+know)\s*[:,-]?{_REST}",
         ),
         _fact,
+        relate=_wrapped_relations,
     ),
-    Rule("my_name_is", "profile", _r(rf"\bmy\s+name\s+is{_REST}"), _profile("user_name")),
-    Rule("i_work_at", "profile", _r(rf"\bI\s+work\s+(?:at|for){_REST}"), _profile("employer")),
     Rule(
-        "i_live_in", "profile", _r(rf"\bI(?:\s+live|\s+am\s+based|{_APOS}m\s+based)\s+in{_REST}"), _profile("home_city")
+        "my_name_is",
+        "profile",
+        _r(rf"\bmy\s+name\s+is{_REST}"),
+        _profile("user_name"),
+        relate=_profile_relations("user_name"),
     ),
-    Rule("i_am_a", "profile", _r(rf"^I(?:\s+am|{_APOS}m|\s+work\s+as)\s+(?P<art>an?)\s+(?P<rest>\S.*)$"), _role),
+    Rule(
+        "i_work_at",
+        "profile",
+        _r(rf"\bI\s+work\s+(?:at|for){_REST}"),
+        _profile("employer"),
+        relate=_profile_relations("employer"),
+    ),
+    Rule(
+        "i_live_in",
+        "profile",
+        _r(rf"\bI(?:\s+live|\s+am\s+based|{_APOS}m\s+based)\s+in{_REST}"),
+        _profile("home_city"),
+        relate=_profile_relations("home_city"),
+    ),
+    Rule(
+        "i_am_a",
+        "profile",
+        _r(rf"^I(?:\s+am|{_APOS}m|\s+work\s+as)\s+(?P<art>an?)\s+(?P<rest>\S.*)$"),
+        _role,
+        relate=_role_relations,
+    ),
+    # Who leads, manages, owns or maintains what: only with a safe triple (case-sensitive patterns).
+    Rule("i_lead", "profile", rel.LEAD_PATTERNS[2:], _i_lead, relate=_lead_relations, needs_relation=True),
+    Rule("x_leads", "fact", rel.LEAD_PATTERNS[:2], _x_leads, relate=_lead_relations, needs_relation=True),
     Rule(
         "i_prefer",
         "preference",
@@ -239,6 +334,7 @@ RULES = (
         ),
         _decision,
         assistant=True,
+        relate=_use_relations,
     ),
     Rule(
         "i_will",
@@ -269,6 +365,10 @@ def match_statement(clause: str, *, role: str) -> Statement | None:
         for pattern in rule.patterns:
             m = pattern.search(clause)
             built = rule.build(m) if m is not None else None
-            if built is not None:
-                return Statement(rule.name, rule.note_type, built[0], built[1])
+            if built is None:
+                continue
+            relations = rule.relate(m) if rule.relate else ()
+            if rule.needs_relation and not relations:
+                continue
+            return Statement(rule.name, rule.note_type, built[0], built[1], relations)
     return None

@@ -1,5 +1,5 @@
-"""Tools on the admin API (service.admin_bind): ingestion profiles (spec v2 section 17), the trace readbacks
-and the raw explain search."""
+"""Tools on the admin API (service.admin_bind): ingestion profiles (spec v2 section 17), the trace readbacks,
+the raw explain search and the graph predicate registry (spec v2 section 14)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from .tool_spec import ADMIN, Param, ToolSpec
 
 UUID = {"type": "string", "format": "uuid"}
 PROFILES = "/v2/admin/events/ingestion-profiles"
+PREDICATES = "/v2/admin/graph/predicates"
 
 
 def admin_tools() -> list[ToolSpec]:
@@ -16,6 +17,10 @@ def admin_tools() -> list[ToolSpec]:
                            "The ingestion profile's id.")
     trace_id = Param("trace_id", UUID, "The search trace's id (trace_id from a search or elf_admin_traces_recent).")
     item_id = Param("item_id", UUID, "A trace item's id (item_id in a trace's items).")
+    return _profile_and_trace_tools(profile_id, trace_id, item_id) + _predicate_tools()
+
+
+def _profile_and_trace_tools(profile_id: Param, trace_id: Param, item_id: Param) -> list[ToolSpec]:
     return [
         ToolSpec(
             "elf_admin_events_ingestion_profiles_list", "List ingestion profiles", bind=ADMIN, method="GET",
@@ -95,5 +100,38 @@ def admin_tools() -> list[ToolSpec]:
             description="Admin: chunk-level search with the full explain of every result, for debugging and "
             "evaluation; opens no session. Same arguments as elf_searches_create plus record_hits (default "
             "false). Returns {trace_id, items: [{note_id, chunk_id, snippet, final_score, explain, ...}]}.",
+        ),
+    ]
+
+
+def _predicate_tools() -> list[ToolSpec]:
+    predicate_id = Param("predicate_id", UUID, "The predicate's id (predicate_id from elf_admin_graph_predicates_list).")
+    return [
+        ToolSpec(
+            "elf_admin_graph_predicates_list", "List graph predicates", bind=ADMIN, method="GET", path=PREDICATES,
+            read_only=True,
+            description="Admin: the graph fact predicates (relation names such as 'works for') this tenant and "
+            "project see: scope tenant_project (its own), project (shared by the project), global, or all "
+            "(default). New predicates start pending/multi. Returns {predicates: [{predicate_id, scope_key, "
+            "canonical, canonical_norm, cardinality single|multi, status pending|active|deprecated, ...}]}.",
+        ),
+        ToolSpec(
+            "elf_admin_graph_predicate_patch", "Change a graph predicate", bind=ADMIN, method="PATCH",
+            path=PREDICATES + "/{predicate_id}", path_params=(predicate_id,),
+            description="Admin: set a predicate's status (pending->active, pending->deprecated, "
+            "active->deprecated) and/or cardinality (single: a new fact closes the subject's previous one). "
+            "FORBIDDEN for global predicates, PREDICATE_DEPRECATED once deprecated. Returns the predicate.",
+        ),
+        ToolSpec(
+            "elf_admin_graph_predicate_aliases_add", "Add a graph predicate alias", bind=ADMIN, method="POST",
+            path=PREDICATES + "/{predicate_id}/aliases", path_params=(predicate_id,),
+            description="Admin: make another phrase resolve to this predicate within its scope (idempotent). "
+            "ALIAS_CONFLICT when the phrase already names another predicate there. Returns {predicate_id, "
+            "aliases: [{alias_id, alias, alias_norm, scope_key, created_at, ...}]}.",
+        ),
+        ToolSpec(
+            "elf_admin_graph_predicate_aliases_list", "List graph predicate aliases", bind=ADMIN, method="GET",
+            path=PREDICATES + "/{predicate_id}/aliases", path_params=(predicate_id,), read_only=True,
+            description="Admin: every alias of one predicate, oldest first. Returns {predicate_id, aliases: [...]}.",
         ),
     ]

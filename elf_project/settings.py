@@ -110,6 +110,9 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # Every choice's label is its value: a "* `x` - x" list under each enum would only repeat the enum.
     "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
+    # "status" names two choice sets (health's and a graph predicate's): a fixed name for the predicate's keeps
+    # drf-spectacular from inventing a hashed one.
+    "ENUM_NAME_OVERRIDES": {"PredicateStatusEnum": "graph.api.predicate_serializers.STATUSES"},
     # Swagger UI assets ship in the drf-spectacular-sidecar wheel: nothing is fetched from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.urls import path
 
+from graph.api.predicate_views import PredicateAliasesView, PredicatesView, PredicateView
 from memory.api.admin_rebuild import QdrantRebuildView
 from memory.api.ingestion_profile_views import (
     IngestionProfileDefaultView,
@@ -31,6 +32,9 @@ urlpatterns = common_patterns(__name__) + [
     path("v2/admin/events/ingestion-profiles/default", IngestionProfileDefaultView.as_view()),
     path("v2/admin/events/ingestion-profiles/<str:profile_id>", IngestionProfileView.as_view()),
     path("v2/admin/events/ingestion-profiles/<str:profile_id>/versions", IngestionProfileVersionsView.as_view()),
+    path("v2/admin/graph/predicates", PredicatesView.as_view()),
+    path("v2/admin/graph/predicates/<uuid:predicate_id>", PredicateView.as_view()),
+    path("v2/admin/graph/predicates/<uuid:predicate_id>/aliases", PredicateAliasesView.as_view()),
 ]
 
 handler400 = "elf_kernel.errors.json_400"

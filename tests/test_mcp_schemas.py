@@ -32,6 +32,8 @@ SHARING = {"elf_notes_publish", "elf_notes_unpublish", "elf_space_grants_list", 
            "elf_space_grant_revoke"}
 ADMIN_READBACKS = {"elf_admin_traces_recent", "elf_admin_trace_get", "elf_admin_trace_bundle_get",
                    "elf_admin_trajectory_get", "elf_admin_trace_item_get", "elf_admin_searches_raw"}
+GRAPH_ADMIN = {"elf_admin_graph_predicates_list", "elf_admin_graph_predicate_patch",
+               "elf_admin_graph_predicate_aliases_add", "elf_admin_graph_predicate_aliases_list"}
 # API operations deliberately without a tool: an echo for curl checks, and an operator's maintenance job.
 NOT_TOOLS = {("GET", "/v2/context"), ("POST", "/v2/admin/qdrant/rebuild")}
 TOOLS = all_tools()
@@ -54,7 +56,7 @@ def _resolve(doc: dict, schema: dict) -> dict:
 
 
 def test_tool_names_cover_spec_section_17_and_the_extras():
-    assert {t.name for t in TOOLS} == SPEC_SECTION_17 | SHARING | ADMIN_READBACKS | GRAPH
+    assert {t.name for t in TOOLS} == SPEC_SECTION_17 | SHARING | ADMIN_READBACKS | GRAPH | GRAPH_ADMIN
     assert len(TOOLS) == len({t.name for t in TOOLS})
 
 
@@ -172,7 +174,7 @@ from elf_mcp.catalog import all_tools
 from elf_mcp.main import main
 assert main(["-c", sys.argv[1]]) == 0
 tools = all_tools()
-assert tools and all(t.mcp_tool().input_schema for t in tools)
+assert len(tools) == 33 and all(t.mcp_tool().input_schema for t in tools)
 print(json.dumps(sorted(sys.modules)))
 """
 

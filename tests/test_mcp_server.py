@@ -137,6 +137,29 @@ def test_admin_tools_reach_the_admin_bind(url):
     assert set(raw) == {"trace_id", "items"}
 
 
+def test_graph_predicate_tools_reach_the_admin_bind(url, test_stack):
+    import psycopg
+
+    scope_key, pid = f"{MCP_CONTEXT['tenant_id']}:{MCP_CONTEXT['project_id']}", str(uuid.uuid4())
+    with psycopg.connect(test_stack.storage.postgres.dsn) as conn:
+        conn.execute("INSERT INTO graph_predicates (predicate_id, scope_key, tenant_id, project_id, canonical, "
+                     "canonical_norm, cardinality, status) VALUES (%s, %s, %s, %s, 'mentors', 'mentors', 'multi', "
+                     "'pending')", (pid, scope_key, MCP_CONTEXT["tenant_id"], MCP_CONTEXT["project_id"]))
+    try:
+        listed = _ok(mcp_call(url, "elf_admin_graph_predicates_list", {"scope": "tenant_project"}))
+        assert [p["predicate_id"] for p in listed["predicates"]] == [pid]
+        patched = _ok(mcp_call(url, "elf_admin_graph_predicate_patch", {"predicate_id": pid, "status": "active"}))
+        assert (patched["predicate_id"], patched["status"]) == (pid, "active")
+        added = _ok(mcp_call(url, "elf_admin_graph_predicate_aliases_add", {"predicate_id": pid, "alias": "Coaches"}))
+        assert [a["alias_norm"] for a in added["aliases"]] == ["coaches"]
+        assert _ok(mcp_call(url, "elf_admin_graph_predicate_aliases_list", {"predicate_id": pid})) == added
+        err = _error(mcp_call(url, "elf_admin_graph_predicate_patch", {"predicate_id": pid, "status": "pending"}))
+        assert (err["error_code"], err["http_status"], err["fields"]) == ("INVALID_REQUEST", 400, ["$.status"])
+    finally:
+        with psycopg.connect(test_stack.storage.postgres.dsn) as conn:
+            conn.execute("DELETE FROM graph_predicates WHERE predicate_id = %s", (pid,))
+
+
 def test_publish_and_grant_tools(url):
     # Needs the sharing endpoints (POST /v2/notes/{id}/publish|unpublish, /v2/spaces/{space}/grants[/revoke]).
     note_id = _ingest(url, "Decision: the team deploys on Tuesdays after the standup.", "deploy_day")["note_id"]

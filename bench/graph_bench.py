@@ -1,6 +1,6 @@
 """elf-bench graph -c elf.toml: what relation_context costs a quick_find.
 
-Needs the stack of the config running (`make run`, or `elf-stack up -c elf.toml`). Under one fresh tenant it
+Needs the stack of the config running (`make run`, or just `elf-stack up -c elf.toml`). Under one fresh tenant it
 bulk-loads N notes the way search_bench does (rows, vectors and Qdrant points) and M graph facts whose
 evidence are those notes (2 per note by default: entities, predicates, facts, evidence, a quarter of them
 closed as historical). It then starts two elf-api processes on free loopback ports from copies of the config,
@@ -54,11 +54,16 @@ def load_facts(dsn: str, tenant: str, facts: int, rng: random.Random) -> float:
                       "cardinality, status) FROM STDIN") as cp:
             for pid, name in preds:
                 cp.write_row((pid, f"{tenant}:bench", tenant, "bench", name, name, "multi", "active"))
-        rows = []
+        rows, open_keys = [], set()
         for i in range(facts):
-            subject, (pid, pname), obj = rng.choice(people), rng.choice(preds), rng.choice(things)
-            start = now - timedelta(days=rng.randint(40, 400))
             end = now - timedelta(days=30) if i % 4 == 3 else None
+            while True:  # one open fact per (subject, predicate, object), as the schema's unique index wants
+                subject, (pid, pname), obj = rng.choice(people), rng.choice(preds), rng.choice(things)
+                if end is not None or (subject, pid, obj) not in open_keys:
+                    break
+            if end is None:
+                open_keys.add((subject, pid, obj))
+            start = now - timedelta(days=rng.randint(40, 400))
             rows.append((uuid.uuid4(), subject[0], pid, pname, obj[0], start, end, note_ids[i % len(note_ids)]))
         with cur.copy("COPY graph_facts (fact_id, tenant_id, project_id, agent_id, scope, subject_entity_id, predicate, "
                       "predicate_id, object_entity_id, valid_from, valid_to) FROM STDIN") as cp:
@@ -151,16 +156,16 @@ def main(argv: list[str]) -> int:
     config = Path(args.config).resolve()
     cfg = load_config(config)
     tenant = f"bench-graph-{uuid.uuid4().hex[:8]}"
-    loader = Loader(cfg, tenant)
-    print(f"loaded {args.notes} notes in {loader.load_to(args.notes):.1f} s "
-          f"(index optimized after {loader.wait_green():.1f} s)", flush=True)
-    print(f"loaded {args.facts} facts in {load_facts(cfg.storage.postgres.dsn, tenant, args.facts, random.Random(7)):.1f} s",
-          flush=True)
     workdir = Path(cfg.resolve_path(cfg.stack.data_dir))
     apis = {flag: Api(config, flag, workdir) for flag in (True, False)}
     try:
         for api in apis.values():
-            api.wait_healthy()
+            api.wait_healthy()  # start-up applies the schema, so the bulk load below finds its tables
+        loader = Loader(cfg, tenant)
+        print(f"loaded {args.notes} notes in {loader.load_to(args.notes):.1f} s "
+              f"(index optimized after {loader.wait_green():.1f} s)", flush=True)
+        print(f"loaded {args.facts} facts in "
+              f"{load_facts(cfg.storage.postgres.dsn, tenant, args.facts, random.Random(7)):.1f} s", flush=True)
         qs = questions(args.queries)
         session = requests.Session()
         for api in apis.values():  # warm-up: models loaded, connections open

@@ -111,13 +111,3 @@ def supersession_links(ctx: RequestContext, fact_ids: Iterable[uuid.UUID]) -> di
 
 def _link(fact_id: uuid.UUID, link: GraphFactSupersession) -> dict:
     return {"fact_id": str(fact_id), "note_id": str(link.note_id), "effective_at": link.effective_at}
-
-
-def facts_of_notes(note_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, list[GraphFact]]:
-    """Per note, the facts it is evidence of (the caller already may read these notes: search results)."""
-    out: dict[uuid.UUID, list[GraphFact]] = defaultdict(list)
-    rows = (GraphFactEvidence.objects.filter(note_id__in=list(note_ids))
-            .select_related("fact__subject_entity", "fact__object_entity").order_by("note_id", "created_at"))
-    for ev in rows:
-        out[ev.note_id].append(ev.fact)
-    return out

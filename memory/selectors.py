@@ -40,13 +40,19 @@ def _visible_homes(ctx: RequestContext) -> Q:
     )
 
 
-def readable_notes(ctx: RequestContext, *, scopes: tuple[str, ...] | list[str] | None = None) -> QuerySet[MemoryNote]:
-    """Notes the caller may read: its own notes in any scope, and other agents' shared notes through an active
-    grant from their owner. ``scopes`` narrows the scopes considered. Every read path goes through here."""
-    qs = MemoryNote.objects.filter(tenant_id=ctx.tenant_id).filter(_visible_homes(ctx))
+def readable_by(qs: QuerySet, ctx: RequestContext, *, scopes: tuple[str, ...] | list[str] | None = None) -> QuerySet:
+    """The one read rule, for any rows owned the way notes are (tenant_id, project_id, agent_id, scope: notes,
+    documents): the caller's own rows in any scope, and other agents' shared rows through an active grant from
+    their owner for that scope and home. ``scopes`` narrows the scopes considered."""
+    qs = qs.filter(tenant_id=ctx.tenant_id).filter(_visible_homes(ctx))
     if scopes is not None:
         qs = qs.filter(scope__in=list(scopes))
     return qs.filter(Q(agent_id=ctx.agent_id) | Q(scope__in=SHARED_SCOPES) & active_grant_for(ctx))
+
+
+def readable_notes(ctx: RequestContext, *, scopes: tuple[str, ...] | list[str] | None = None) -> QuerySet[MemoryNote]:
+    """Notes the caller may read (``readable_by``). Every read path of notes goes through here."""
+    return readable_by(MemoryNote.objects.all(), ctx, scopes=scopes)
 
 
 def owned_notes(ctx: RequestContext) -> QuerySet[MemoryNote]:

@@ -1,19 +1,23 @@
 """The doc indexing outbox on a real worker (isolated services): chunks of an active document become points
 of the doc collection with the design's payload and vectors stored in Postgres; re-processing embeds
 nothing; stale chunks, inactive or missing documents and DELETE jobs remove points; a failing embedder is
-retried with backoff to DONE."""
+retried with backoff to DONE; the rebuild restores the doc collection without embedding calls."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from datetime import timedelta
 
 import pytest
+import requests
 from qdrant_client import models
 
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import SPARSE_VECTOR
 from elf_kernel.outbox_lease import backoff_seconds
-from tests.conftest import EMBED_PATH, FakeResponse, local_model_embeddings
+from tests.conftest import EMBED_PATH, REPO, FakeResponse, local_model_embeddings
 from tests.indexing_helpers import (
     DOC_OUTBOX,
     doc_points,
@@ -195,3 +199,63 @@ print(row.outbox_id)
         (committed, "UPSERT")]
     wait_done(svc, outbox_id, table=DOC_OUTBOX)
     assert len(doc_points(svc, committed)) == len(PARTS)
+
+
+def _active_doc_chunks(svc) -> list:
+    return [r[0] for r in rows(svc, "SELECT c.chunk_id FROM doc_chunks c JOIN doc_documents d USING (doc_id) "
+                                    "WHERE d.status = 'active' ORDER BY c.chunk_id")]
+
+
+def _drop_docs_collection(svc) -> None:
+    client = qdrant(svc)
+    try:
+        client.delete_collection(svc.cfg.storage.qdrant.docs_collection_name)
+        assert not client.collection_exists(svc.cfg.storage.qdrant.docs_collection_name)
+    finally:
+        client.close()
+
+
+def test_rebuild_restores_the_doc_collection_without_embedding(svc) -> None:
+    doc_id, chunks = indexed(svc)
+    expected = {p.id: p.payload for p in doc_points(svc, doc_id)}
+    inactive, _ = indexed(svc)
+    execute(svc, "UPDATE doc_documents SET status = 'deleted' WHERE doc_id = %s", (inactive,))
+    active = _active_doc_chunks(svc)
+    with_vector = set(stored_vectors(svc, active))
+    missing = len(active) - len(with_vector)  # the document whose enqueue was rolled back is not indexed
+    assert len(with_vector) >= 2 * len(PARTS) and missing == len(PARTS)
+    before = embed_requests(svc)
+
+    _drop_docs_collection(svc)
+    r = requests.post(svc.admin + "/v2/admin/qdrant/rebuild", timeout=120)
+    assert r.status_code == 200, r.text
+    assert r.json() == {"rebuilt_count": 0, "missing_vector_count": 0, "error_count": 0,
+                        "docs": {"rebuilt_count": len(with_vector), "missing_vector_count": missing, "error_count": 0}}
+    assert {p.id: p.payload for p in doc_points(svc, doc_id)} == expected
+    assert doc_points(svc, inactive) == []
+    assert embed_requests(svc) == before
+    assert [p.id for p in doc_points(svc, doc_id)] == [str(c) for c in chunks]
+
+
+def test_manage_py_rebuild_reports_docs_missing_vectors(svc) -> None:
+    active = _active_doc_chunks(svc)
+    with_vector = sorted(stored_vectors(svc, active))
+    assert len(with_vector) >= 3
+    before = embed_requests(svc)
+    _drop_docs_collection(svc)
+    execute(svc, "DELETE FROM doc_chunk_embeddings WHERE chunk_id = %s", (with_vector[0],))
+
+    proc = subprocess.run([sys.executable, "manage.py", "rebuild_qdrant", "-c", str(svc.config_path)], cwd=REPO,
+                          capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["docs"] == {"rebuilt_count": len(with_vector) - 1,
+                              "missing_vector_count": len(active) - len(with_vector) + 1, "error_count": 0}
+    assert "rebuild docs [" in proc.stderr and f"{len(active)}/{len(active)} chunks" in proc.stderr
+    client = qdrant(svc)
+    try:
+        restored = client.retrieve(svc.cfg.storage.qdrant.docs_collection_name, [str(c) for c in active])
+    finally:
+        client.close()
+    assert {p.id for p in restored} == {str(c) for c in with_vector[1:]}
+    assert embed_requests(svc) == before

@@ -102,6 +102,10 @@ def _storage(cfg: ElfConfig, p: list[str]) -> None:
         p.append("storage.qdrant.url must be an http(s):// URL with a host")
     if not q.collection.strip():
         p.append("storage.qdrant.collection must be non-empty")
+    if q.docs_collection is not None and not q.docs_collection.strip():
+        p.append("storage.qdrant.docs_collection must be non-empty when given")
+    if q.docs_collection_name == q.collection:
+        p.append("storage.qdrant.docs_collection must differ from storage.qdrant.collection")
     if q.vector_dim <= 0:
         p.append("storage.qdrant.vector_dim must be greater than zero")
 

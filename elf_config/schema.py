@@ -4,7 +4,8 @@ Each dataclass is one TOML table; field names are the TOML keys. A field typed `
 dataclass is optional in its parent) may be omitted from the file; every other field is required. There are
 no defaults for spec fields: the loader fills nothing in, except the spec's own documented default for
 ``mcp.read_profile`` and ``security.auth_mode`` (omitted means "off"), and for the one key added beyond
-the spec that has a default, ``worker.outbox_lease_seconds`` (omitted means 30).
+the spec that have a default: ``worker.outbox_lease_seconds`` (omitted means 30) and
+``storage.qdrant.docs_collection`` (omitted means ``<collection>_docs``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,12 @@ class QdrantConfig:
     url: str
     collection: str
     vector_dim: int
+    docs_collection: Optional[str]  # omitted: "<collection>_docs" (the Doc Extension's chunk collection)
+
+    @property
+    def docs_collection_name(self) -> str:
+        """The doc chunks' collection: ``docs_collection``, or ``<collection>_docs`` when it is omitted."""
+        return f"{self.collection}_docs" if self.docs_collection is None else self.docs_collection
 
 
 @dataclass(frozen=True)

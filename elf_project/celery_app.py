@@ -13,11 +13,12 @@ def configure(cfg: ElfConfig) -> Celery:
     from celery.schedules import crontab
 
     app.conf.update(
-        # Beat, embedded in elf-worker. The outbox sweep claims due rows every 2 s; a sweep message older than
-        # that is dropped (a newer one is queued). Lifecycle GC runs at the top of every hour (the spec says
+        # Beat, embedded in elf-worker. The outbox sweeps (notes, docs) claim due rows every 2 s; a sweep message
+        # older than that is dropped (a newer one is queued). Lifecycle GC runs at the top of every hour (the spec says
         # daily; hourly keeps expiry within an hour of the TTL and each run small).
         beat_schedule={
             "memory-sweep-outbox": {"task": "memory.sweep_outbox", "schedule": 2.0, "options": {"expires": 2.0}},
+            "docs-sweep-outbox": {"task": "docs_ext.sweep_outbox", "schedule": 2.0, "options": {"expires": 2.0}},
             "memory-lifecycle-gc": {
                 "task": "memory.lifecycle_gc", "schedule": crontab(minute=0), "options": {"expires": 3000.0},
             },

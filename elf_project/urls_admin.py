@@ -4,7 +4,6 @@ from django.contrib import admin
 from django.urls import path
 
 from graph.api.predicate_views import PredicateAliasesView, PredicatesView, PredicateView
-from memory.api.admin_rebuild import QdrantRebuildView
 from memory.api.ingestion_profile_views import (
     IngestionProfileDefaultView,
     IngestionProfilesView,
@@ -14,6 +13,7 @@ from memory.api.ingestion_profile_views import (
 from traces.api.views import RecentTracesView, TraceBundleView, TraceItemView, TrajectoryView, TraceView
 from search.api.views import RawSearchView
 
+from .api.admin_rebuild import QdrantRebuildView
 from .api.context_view import ContextView
 from .urls_common import common_patterns
 

@@ -251,8 +251,9 @@ class ServiceFactory:
             s.stop()
             s.fake.stop()
             client = QdrantClient(url=s.cfg.storage.qdrant.url, timeout=10)
-            if client.collection_exists(s.cfg.storage.qdrant.collection):
-                client.delete_collection(s.cfg.storage.qdrant.collection)
+            for name in (s.cfg.storage.qdrant.collection, s.cfg.storage.qdrant.docs_collection_name):
+                if client.collection_exists(name):
+                    client.delete_collection(name)
             client.close()
             self._database(urlsplit(s.cfg.storage.postgres.dsn).path.lstrip("/"), create=False)
 

@@ -8,6 +8,7 @@ Import it into a test module: ``from tests.indexing_helpers import module_servic
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -106,8 +107,8 @@ def enqueue(
     return outbox_id
 
 
-def outbox(s: ServiceSet, outbox_id: uuid.UUID) -> dict[str, Any]:
-    (row,) = rows(s, "SELECT status, attempts, last_error, available_at, updated_at, op FROM indexing_outbox "
+def outbox(s: ServiceSet, outbox_id: uuid.UUID, table: str = "indexing_outbox") -> dict[str, Any]:
+    (row,) = rows(s, f"SELECT status, attempts, last_error, available_at, updated_at, op FROM {table} "
                      "WHERE outbox_id = %s", (outbox_id,))
     return dict(zip(("status", "attempts", "last_error", "available_at", "updated_at", "op"), row))
 
@@ -137,17 +138,20 @@ def wait_for(check: Callable[[], Any], timeout: float, what: str, interval: floa
         time.sleep(interval)
 
 
-def wait_done(s: ServiceSet, outbox_id: uuid.UUID, timeout: float = 30, after: datetime | None = None) -> dict:
-    """Until the row is DONE (and, with ``after``, settled after that time)."""
+def wait_done(
+    s: ServiceSet, outbox_id: uuid.UUID, timeout: float = 30, after: datetime | None = None,
+    table: str = "indexing_outbox",
+) -> dict:
+    """Until the row (of ``table``) is DONE (and, with ``after``, settled after that time)."""
 
     def check():
-        row = outbox(s, outbox_id)
+        row = outbox(s, outbox_id, table)
         return row if row["status"] == "DONE" and (after is None or row["updated_at"] > after) else None
 
     try:
         return wait_for(check, timeout, f"outbox {outbox_id} DONE")
     except AssertionError:
-        raise AssertionError(f"outbox {outbox_id} not DONE within {timeout}s: {outbox(s, outbox_id)}") from None
+        raise AssertionError(f"outbox {outbox_id} not DONE within {timeout}s: {outbox(s, outbox_id, table)}") from None
 
 
 def db_now(s: ServiceSet) -> datetime:
@@ -200,3 +204,69 @@ def run_django(s: ServiceSet, code: str) -> subprocess.Popen:
     prelude = f"from elf_project.runtime import bootstrap\nbootstrap({str(s.config_path)!r})\n"
     return subprocess.Popen([sys.executable, "-c", prelude + code], cwd=REPO,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+# --- documents (Doc Extension) ----------------------------------------------------------------------------
+
+DOC_OUTBOX = "doc_indexing_outbox"
+
+
+def _hex64(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def insert_doc(
+    s: ServiceSet, parts: list[str], *, status: str = "active", tenant: str = "t1", project: str = "p1",
+    agent: str = "a1",
+) -> tuple[uuid.UUID, list[uuid.UUID]]:
+    """A document whose content is ``"".join(parts)`` and one chunk per part (UTF-8 byte offsets), as the
+    docs API writes them. Returns the doc_id and the chunk ids in chunk_index order."""
+    doc_id, content = uuid.uuid4(), "".join(parts)
+    execute(
+        s,
+        "INSERT INTO doc_documents (doc_id, tenant_id, project_id, agent_id, scope, title, content, content_hash, "
+        "content_bytes, status) VALUES (%s, %s, %s, %s, 'agent_private', 'A test document', %s, %s, %s, %s)",
+        (doc_id, tenant, project, agent, content, _hex64(content), len(content.encode()), status),
+    )
+    chunk_ids, start = [], 0
+    for index, part in enumerate(parts):
+        chunk_ids.append(insert_chunk(s, doc_id, index, start, part))
+        start += len(part.encode())
+    return doc_id, chunk_ids
+
+
+def insert_chunk(s: ServiceSet, doc_id: uuid.UUID, index: int, start: int, text: str) -> uuid.UUID:
+    chunk_id = uuid.uuid4()
+    execute(
+        s,
+        "INSERT INTO doc_chunks (chunk_id, doc_id, chunk_index, start_offset, end_offset, chunk_text, chunk_hash) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+        (chunk_id, doc_id, index, start, start + len(text.encode()), text, _hex64(text)),
+    )
+    return chunk_id
+
+
+def enqueue_doc(s: ServiceSet, doc_id: uuid.UUID, op: str, dispatch: bool = True) -> uuid.UUID:
+    """A PENDING doc outbox row, due now, and (like ``docs_ext.indexing.outbox.enqueue`` on commit) its
+    processing task unless ``dispatch`` is False, leaving the row to the worker's sweep."""
+    outbox_id = uuid.uuid4()
+    execute(
+        s,
+        "INSERT INTO doc_indexing_outbox (outbox_id, doc_id, op, embedding_version, status) "
+        "VALUES (%s, %s, %s, %s, 'PENDING')",
+        (outbox_id, doc_id, op, s.cfg.embedding_version),
+    )
+    if dispatch:
+        send_task(s, "docs_ext.process_outbox_row", str(outbox_id))
+    return outbox_id
+
+
+def doc_points(s: ServiceSet, doc_id: uuid.UUID, with_vectors: bool = False) -> list[models.Record]:
+    client = qdrant(s)
+    try:
+        flt = models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchValue(value=str(doc_id)))])
+        points, _ = client.scroll(s.cfg.storage.qdrant.docs_collection_name, scroll_filter=flt, limit=1000,
+                                  with_payload=True, with_vectors=with_vectors)
+        return sorted(points, key=lambda p: p.payload["chunk_index"])
+    finally:
+        client.close()

@@ -73,6 +73,7 @@ RULES = [
     ("read profile scopes", "scopes.read_profiles.private_only", ["agent_secret"], "scopes.read_profiles.private_only[0]"),
     ("ttl for every type", "lifecycle.ttl_days.plan", DELETE, "lifecycle.ttl_days.plan is required"),
     ("broker url required", "worker.broker_url", DELETE, "worker.broker_url is required"),
+    ("docs collection differs", "storage.qdrant.docs_collection", "mem_notes_v2", "storage.qdrant.docs_collection must differ from storage.qdrant.collection"),
     ("outbox lease range", "worker.outbox_lease_seconds", 1.0, "worker.outbox_lease_seconds must be in the range [5, 3600]"),
     ("stack data dir required", "stack.data_dir", DELETE, "stack.data_dir is required"),
     ("localhost-only binds", "service.http_bind", "0.0.0.0:8089", "service.http_bind binds 0.0.0.0"),
@@ -159,6 +160,7 @@ def test_optional_keys_may_be_omitted(tmp_path, key):
 def test_example_loads_and_is_frozen():
     cfg = load_config(REPO / "elf.toml.example")
     assert cfg.embedding_version == "local:all-MiniLM-L6-v2-int8:384"
+    assert cfg.storage.qdrant.docs_collection_name == "mem_notes_v2_docs"
     with pytest.raises(Exception):
         cfg.memory.top_k = 3  # type: ignore[misc]
     assert os.path.isabs(cfg.resolve_path(cfg.stack.data_dir))

@@ -16,6 +16,7 @@ AUTH_MODES = ("off", "static_keys")
 AUTH_ROLES = ("user", "admin")
 MIN_TOKEN_CHARS = 16
 MAX_GRAPH_FACTS_PER_ITEM = 64
+MAX_DOC_BYTES = 4 * 1024 * 1024
 # A lease shorter than one indexing job would let a second worker take a row still being processed.
 MIN_LEASE_SECONDS, MAX_LEASE_SECONDS = 5.0, 3600.0
 LOCAL_PROVIDER = "local"
@@ -69,6 +70,8 @@ def check_rules(cfg: ElfConfig) -> list[str]:
         p.append("stack.data_dir must be a non-empty path")
     if not _url_ok(cfg.worker.broker_url, ("redis", "rediss")):
         p.append("worker.broker_url must be a redis:// URL with a host")
+    if cfg.docs is not None and not 1 <= cfg.docs.doc_bytes_limit <= MAX_DOC_BYTES:
+        p.append(f"docs.max_doc_bytes must be in the range [1, {MAX_DOC_BYTES}] (the body limit of /v2/docs)")
     if not MIN_LEASE_SECONDS <= cfg.worker.lease_seconds <= MAX_LEASE_SECONDS:
         p.append(f"worker.outbox_lease_seconds must be in the range [{MIN_LEASE_SECONDS:g}, {MAX_LEASE_SECONDS:g}]")
     return p

@@ -276,6 +276,21 @@ class McpConfig:
     auth_token_id: Optional[str]
 
 
+DEFAULT_MAX_DOC_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class DocsConfig:
+    """The Doc Extension (doc-extension-v1): omitted or disabled, its endpoints answer 403 DOCS_DISABLED."""
+
+    enabled: bool
+    max_doc_bytes: Optional[int]  # omitted: 4 MiB (the body limit of /v2/docs is 4 MiB too)
+
+    @property
+    def doc_bytes_limit(self) -> int:
+        return DEFAULT_MAX_DOC_BYTES if self.max_doc_bytes is None else self.max_doc_bytes
+
+
 @dataclass(frozen=True)
 class ElfConfig:
     service: ServiceConfig
@@ -292,6 +307,7 @@ class ElfConfig:
     security: SecurityConfig
     context: Optional[ContextConfig]
     mcp: Optional[McpConfig]
+    docs: Optional[DocsConfig]
     # Absolute path of the file this was loaded from; relative paths in the file resolve against its folder.
     source_path: str = ""
 
@@ -299,6 +315,10 @@ class ElfConfig:
     def embedding_version(self) -> str:
         e = self.providers.embedding
         return f"{e.provider_id}:{e.model}:{self.storage.qdrant.vector_dim}"
+
+    @property
+    def docs_enabled(self) -> bool:
+        return self.docs is not None and self.docs.enabled
 
     def resolve_path(self, value: str) -> str:
         """Resolve a path from the file against the config file's folder."""

@@ -11,6 +11,7 @@ UUID = {"type": "string", "format": "uuid"}
 
 def public_tools() -> list[ToolSpec]:
     note_id = Param("note_id", UUID, "The note's id (note_id in ingest results, searches and lists).")
+    doc_id = Param("doc_id", UUID, "The document's id (doc_id from elf_docs_put or a source_ref pointer).")
     entity_id = Param("entity_id", UUID, "The entity's id (subject.entity_id or object.entity.entity_id of a fact).")
     search_id = Param("search_id", UUID, "The search session's id (search_id from elf_searches_create).")
     space = Param("space", {"type": "string", "enum": list(SPACE_SCOPES)},
@@ -131,6 +132,41 @@ def public_tools() -> list[ToolSpec]:
             destructive=True,
             description="Revoke a grant on a shared space (same arguments as elf_space_grant_upsert). Returns "
             "{revoked: true}, or false when there was no active grant.",
+        ),
+        ToolSpec(
+            "elf_docs_put", "Store a document", bind=PUBLIC, method="POST", path="/v2/docs",
+            description="Store a long English document (a README, a design doc, a transcript; at most 4 MiB) as "
+            "evidence you can quote later. scope: agent_private, project_shared (alias team_shared) or org_shared. "
+            "Returns doc_id, content_hash (blake3), content_bytes and chunk_count; it is searchable once indexed. "
+            "Notes stay the facts; a document is their source.",
+        ),
+        ToolSpec(
+            "elf_docs_get", "Read a document's metadata", bind=PUBLIC, method="GET", path="/v2/docs/{doc_id}",
+            path_params=(doc_id,), read_only=True,
+            description="A document's metadata (title, scope, content_hash, content_bytes, chunk_count); the full "
+            "content only with include_content=true. Prefer elf_docs_excerpts_get to read a part of it.",
+        ),
+        ToolSpec(
+            "elf_docs_delete", "Delete a document", bind=PUBLIC, method="DELETE", path="/v2/docs/{doc_id}",
+            path_params=(doc_id,), destructive=True,
+            description="Delete a document you own; its chunks leave the search index. Returns {doc_id, status}.",
+        ),
+        ToolSpec(
+            "elf_docs_search_l0", "Find in documents", bind=PUBLIC, method="POST", path="/v2/docs/search/l0",
+            read_only=True,
+            description="Find the chunks of stored documents that match an English query (dense + BM25): up to "
+            "top_k (at most 32) hits with a ~256-byte preview and a source_ref pointer (schema source_ref/v1, "
+            "resolver elf_doc_ext/v1) you can store as a note's source_ref and later read with "
+            "elf_docs_excerpts_get. Discovery only: quote documents through excerpts.",
+        ),
+        ToolSpec(
+            "elf_docs_excerpts_get", "Quote a document", bind=PUBLIC, method="POST", path="/v2/docs/excerpts",
+            read_only=True,
+            description="A bounded excerpt of a document (level L0 ~256 bytes, L1 up to 8 KiB, L2 up to 32 KiB) "
+            "around a quote (exact, with optional prefix/suffix), a byte position, or a chunk_id. Pass the "
+            "pointer's state (content_hash, chunk_hash) to check it still holds. verified=true only when the "
+            "locator resolved as given and the hashes match; otherwise verification_errors says why (e.g. "
+            "QUOTE_NOT_FOUND, CONTENT_HASH_MISMATCH) and the excerpt is not evidence.",
         ),
         ToolSpec(
             "elf_graph_facts_list", "Look up facts", bind=PUBLIC, method="GET", path="/v2/graph/facts",

@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from docs_ext.api.views import DocDetailView, DocExcerptsView, DocSearchL0View, DocsView
 from graph.api.fact_views import GraphEntityView, GraphFactsView
 from memory.api.events_views import EventsIngestView
 from memory.api.notes_views import NoteDetailView, NotesIngestView, NotesListView
@@ -26,6 +27,10 @@ urlpatterns = common_patterns(__name__) + [
     path("v2/searches/<uuid:search_id>/timeline", SearchTimelineView.as_view(), name="search-timeline"),
     path("v2/searches/<uuid:search_id>/notes", SearchNotesView.as_view(), name="search-notes"),
     path("v2/graph/facts", GraphFactsView.as_view(), name="graph-facts"),
+    path("v2/docs", DocsView.as_view(), name="docs"),
+    path("v2/docs/excerpts", DocExcerptsView.as_view(), name="docs-excerpts"),
+    path("v2/docs/search/l0", DocSearchL0View.as_view(), name="docs-search-l0"),
+    path("v2/docs/<uuid:doc_id>", DocDetailView.as_view(), name="doc-detail"),
     path("v2/graph/entities/<uuid:entity_id>", GraphEntityView.as_view(), name="graph-entity"),
 ]
 

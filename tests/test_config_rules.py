@@ -74,6 +74,7 @@ RULES = [
     ("ttl for every type", "lifecycle.ttl_days.plan", DELETE, "lifecycle.ttl_days.plan is required"),
     ("broker url required", "worker.broker_url", DELETE, "worker.broker_url is required"),
     ("docs collection differs", "storage.qdrant.docs_collection", "mem_notes_v2", "storage.qdrant.docs_collection must differ from storage.qdrant.collection"),
+    ("docs size limit range", "docs.max_doc_bytes", 5 * 1024 * 1024, "docs.max_doc_bytes must be in the range [1, 4194304]"),
     ("outbox lease range", "worker.outbox_lease_seconds", 1.0, "worker.outbox_lease_seconds must be in the range [5, 3600]"),
     ("stack data dir required", "stack.data_dir", DELETE, "stack.data_dir is required"),
     ("localhost-only binds", "service.http_bind", "0.0.0.0:8089", "service.http_bind binds 0.0.0.0"),
@@ -140,7 +141,7 @@ def _leaf_keys(data: dict, prefix: str = "") -> list[str]:
 OPTIONAL = {
     "chunking.tokenizer_repo", "search.cache.max_payload_bytes", "search.explain.capture_candidates",
     "search.explain.candidate_retention_days", "search.explain.write_mode", "context.project_descriptions",
-    "context.scope_descriptions", "context.scope_boost_weight", "mcp.read_profile",
+    "context.scope_descriptions", "context.scope_boost_weight", "mcp.read_profile", "docs.max_doc_bytes",
 }
 
 

@@ -9,12 +9,11 @@ from qdrant_client import models
 
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import dense_and_bm25_query
+from elf_infra.index.scope_filter import scope_filter
 from elf_kernel.context import RequestContext
 
 from ..domain.rrf import rrf_fuse
 from ..domain.score_fusion import EQUAL_WEIGHT, fuse_scores
-from elf_domain.spaces import home_project
-from elf_domain.vocabulary import Scope
 from memory.models import NoteStatus
 
 PROJECT_CONTEXT_SEPARATOR = "\n\nProject context:\n"
@@ -24,17 +23,8 @@ def payload_filter(ctx: RequestContext, allowed_scopes: list[str]) -> models.Fil
     """tenant, status active (best effort: Postgres re-validates), and per allowed scope its home: the caller's
     own private notes and the project's shared notes in its project, org-shared notes in the org space.
     Grants are checked in Postgres (selectors.readable_notes)."""
-    match = lambda key, value: models.FieldCondition(key=key, match=models.MatchValue(value=value))  # noqa: E731
-    should: list = []
-    for scope in allowed_scopes:
-        must = [match("scope", scope), match("project_id", home_project(ctx.project_id, scope))]
-        if scope == Scope.AGENT_PRIVATE:
-            must.append(match("agent_id", ctx.agent_id))
-        should.append(models.Filter(must=must))
-    return models.Filter(
-        must=[match("tenant_id", ctx.tenant_id), match("status", NoteStatus.ACTIVE)],
-        should=should or [match("scope", "__none__")],
-    )
+    return scope_filter(tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id,
+                        scopes=allowed_scopes, status=NoteStatus.ACTIVE)
 
 
 def project_context(cfg, ctx: RequestContext) -> str | None:

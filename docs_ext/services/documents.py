@@ -1,0 +1,83 @@
+"""Putting and deleting documents (Doc Extension v1): the document, its byte-offset chunks and the indexing
+outbox row in one transaction; the worker embeds and indexes after commit."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+
+from django.db import transaction
+from django.utils import timezone
+
+from elf_config import ElfConfig
+from elf_domain.spaces import home_project
+from elf_domain.vocabulary import OutboxOp
+from elf_kernel.context import RequestContext
+from elf_kernel.errors import ElfError, NotFound, ScopeDenied
+
+from ..domain.chunking import TooManyChunks, chunk_document
+from ..domain.excerpts import blake3_hex
+from ..indexing.outbox import enqueue
+from ..models import DocChunk, DocDocument, DocStatus
+from ..selectors import owned_doc, readable_docs
+
+TARGET_BYTES, OVERLAP_BYTES, MAX_CHUNKS = 2048, 256, 4096  # doc-extension-v1 "Limits"
+
+
+class DocsDisabled(ElfError):
+    status, error_code = 403, "DOCS_DISABLED"
+
+
+class DocTooLarge(ElfError):
+    status, error_code = 413, "PAYLOAD_TOO_LARGE"
+
+
+class TooLongForChunks(ElfError):
+    status, error_code = 422, "DOC_TOO_MANY_CHUNKS"
+
+
+def require_enabled(cfg: ElfConfig) -> None:
+    if not cfg.docs_enabled:
+        raise DocsDisabled("The Doc Extension is disabled in this service's config ([docs] enabled).", [])
+
+
+@transaction.atomic
+def put_doc(*, cfg: ElfConfig, ctx: RequestContext, scope: str, title: str | None, content: str,
+            source_ref: dict | None) -> tuple[DocDocument, int]:
+    """Store a document and its chunks and queue its indexing; returns the document and its chunk count."""
+    if scope not in cfg.scopes.write_allowed:
+        raise ScopeDenied(f"Writing to {scope} is not allowed.", ["$.scope"])
+    data = content.encode("utf-8")
+    if len(data) > cfg.docs.doc_bytes_limit:
+        raise DocTooLarge(f"The content is {len(data)} bytes of UTF-8; the limit is {cfg.docs.doc_bytes_limit} "
+                          "(docs.max_doc_bytes).", ["$.content"])
+    try:
+        chunks = chunk_document(content, target_bytes=TARGET_BYTES, overlap_bytes=OVERLAP_BYTES,
+                                max_chunks=MAX_CHUNKS)
+    except TooManyChunks as exc:
+        raise TooLongForChunks(str(exc), ["$.content"]) from None
+    now = timezone.now()
+    home = replace(ctx, project_id=home_project(ctx.project_id, scope))
+    doc = DocDocument.objects.create(
+        tenant_id=home.tenant_id, project_id=home.project_id, agent_id=ctx.agent_id, scope=scope, title=title,
+        source_ref=source_ref, content=content, content_hash=blake3_hex(data), content_bytes=len(data),
+        status=DocStatus.ACTIVE, created_at=now, updated_at=now)
+    DocChunk.objects.bulk_create([
+        DocChunk(doc=doc, chunk_index=c.index, start_offset=c.start, end_offset=c.end, chunk_text=c.text,
+                 chunk_hash=blake3_hex(c.text)) for c in chunks])
+    enqueue(doc_id=doc.doc_id, op=OutboxOp.UPSERT, embedding_version=cfg.embedding_version)
+    return doc, len(chunks)
+
+
+@transaction.atomic
+def delete_doc(*, cfg: ElfConfig, ctx: RequestContext, doc_id: uuid.UUID) -> DocDocument:
+    """Mark an owned document deleted and queue the removal of its points."""
+    doc = owned_doc(ctx, doc_id)
+    if doc is None:
+        if readable_docs(ctx).filter(doc_id=doc_id).exists():
+            raise ScopeDenied("Only the document's owner may delete it.", ["$.path.doc_id"])
+        raise NotFound("No such document.", ["$.path.doc_id"])
+    DocDocument.objects.filter(doc_id=doc.doc_id).update(status=DocStatus.DELETED, updated_at=timezone.now())
+    enqueue(doc_id=doc.doc_id, op=OutboxOp.DELETE, embedding_version=cfg.embedding_version)
+    doc.status = DocStatus.DELETED
+    return doc

@@ -1,0 +1,66 @@
+"""docs_search_l0 (doc-extension-v1 "L0: discovery"): dense + BM25 prefetch fused by Qdrant with RRF in the
+doc collection, re-validated in Postgres under the read rule, each hit a tiny preview and a ready-to-store
+``source_ref/v1`` pointer (supplement section 3). Discovery only: real reading is docs_excerpts_get."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from elf_config import ElfConfig
+from elf_domain.vocabulary import KNOWN_SCOPES
+from elf_infra.index import bm25
+from elf_infra.index.hybrid import hybrid_query
+from elf_infra.index.scope_filter import scope_filter
+from elf_infra.providers.factory import build_embedding
+from elf_kernel.context import RequestContext
+
+from ..domain.excerpts import LEVEL_BYTES
+from ..indexing.index import docs_index
+from ..models import DocChunk, DocDocument
+from ..selectors import readable_docs
+
+RESOLVER = "elf_doc_ext/v1"
+
+
+@dataclass(frozen=True)
+class L0Hit:
+    doc: DocDocument
+    chunk: DocChunk
+    score: float
+    preview: str
+
+    def pointer(self) -> dict:
+        """A source_ref/v1 an agent can store on a note and hydrate later with docs_excerpts_get."""
+        d, c = self.doc, self.chunk
+        return {
+            "schema": "source_ref/v1", "resolver": RESOLVER,
+            "ref": {"doc_id": str(d.doc_id), "chunk_id": str(c.chunk_id)},
+            "state": {"content_hash": d.content_hash, "chunk_hash": c.chunk_hash,
+                      "doc_updated_at": d.updated_at.isoformat()},
+            "hashes": {"content_hash": d.content_hash, "chunk_hash": c.chunk_hash},
+            "locator": {"position": {"start": c.start_offset, "end": c.end_offset}, "level": "L0"},
+        }
+
+
+def search_l0(*, cfg: ElfConfig, ctx: RequestContext, query: str, top_k: int, candidate_k: int,
+              scope: str | None) -> list[L0Hit]:
+    scopes = [scope] if scope else list(KNOWN_SCOPES)
+    dense = build_embedding(cfg).embed([query])[0]
+    sparse = bm25.embed_query(query)
+    flt = scope_filter(tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id, scopes=scopes)
+    points = docs_index(cfg).handle.call(
+        lambda client, name: hybrid_query(client, name, dense, sparse, flt, candidate_k, with_payload=["doc_id"]))
+    ranked = [(str(p.id), p.score) for p in points]
+    chunks = {str(c.chunk_id): c for c in DocChunk.objects.filter(chunk_id__in=[cid for cid, _ in ranked])}
+    docs = {d.doc_id: d for d in readable_docs(ctx).filter(doc_id__in={c.doc_id for c in chunks.values()})}
+    hits = []
+    for cid, score in ranked:
+        chunk = chunks.get(cid)
+        if chunk is None or chunk.doc_id not in docs:
+            continue  # a stale point, or a document the caller may not read
+        # The preview: the chunk's first ~256 bytes (a character cut short at the end is dropped).
+        head = chunk.chunk_text.encode("utf-8")[:LEVEL_BYTES["L0"]]
+        hits.append(L0Hit(docs[chunk.doc_id], chunk, score, head.decode("utf-8", errors="ignore")))
+        if len(hits) == top_k:
+            break
+    return hits

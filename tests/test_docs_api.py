@@ -11,7 +11,8 @@ import requests
 from blake3 import blake3
 
 from tests.indexing_helpers import DOC_OUTBOX, doc_points, module_services, rows, wait_for  # noqa: F401
-from tests.notes_helpers import headers
+from tests.notes_helpers import headers, ingest, note
+from tests.notes_helpers import wait_indexed as wait_note_indexed
 
 SECTION = ("The harbour office opens at nine and closes at five on weekdays. Boats moor on the east quay after "
            "six in the evening. The ferry to the island leaves every hour from the north pier. ")
@@ -178,3 +179,31 @@ def test_l0_finds_the_chunk_and_its_pointer_hydrates_verified(svc):
     assert l0(svc, tenant(), "backup generator").json()["items"] == []
     assert l0(svc, t, "backup", top_k=33).json()["fields"] == ["$.top_k"]
     assert l0(svc, t, "Когда проверяют генератор?").status_code == 422
+
+
+def test_a_note_keeps_the_pointer_and_a_search_hydrates_it_verified(svc):
+    t = tenant()
+    doc_id = put(svc, t).json()["doc_id"]
+    wait_indexed(svc, doc_id)
+    pointer = l0(svc, t, "When is the backup generator tested?", top_k=1).json()["items"][0]["source_ref"]
+    res = ingest(svc, [note("Fact: the harbour's backup generator is tested every Monday.", source_ref=pointer)],
+                 tenant=t).json()["results"][0]
+    assert res["op"] == "ADD", res
+    wait_note_indexed(svc, res["note_id"])
+    stored = requests.get(f"{svc.public}/v2/notes/{res['note_id']}", headers=headers(tenant=t), timeout=10).json()
+    assert stored["source_ref"] == pointer
+
+    def hydrate():
+        session = requests.post(svc.public + "/v2/searches", json={"query": "backup generator", "mode": "quick_find"},
+                                headers={**headers(tenant=t), "X-ELF-Read-Profile": "private_only"}, timeout=60).json()
+        r = requests.post(f"{svc.public}/v2/searches/{session['search_id']}/notes", headers=headers(tenant=t),
+                          json={"note_ids": [res["note_id"]], "include_source_excerpts": True}, timeout=30)
+        assert r.status_code == 200, r.text
+        return r.json()["results"][0]["source_excerpt"]
+
+    got = hydrate()
+    assert got["verified"] and got["level"] == "L1" and "backup generator is tested" in got["excerpt"]
+    rows(svc, "UPDATE doc_documents SET content = replace(content, 'Monday', 'Sunday') WHERE doc_id = %s "
+              "RETURNING 1", (doc_id,))  # same length: the size check holds, the hash does not
+    stale = hydrate()
+    assert not stale["verified"] and "CONTENT_HASH_MISMATCH" in stale["verification_errors"]

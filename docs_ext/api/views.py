@@ -18,7 +18,7 @@ from elf_kernel.runtime import get_config
 from ..domain.excerpts import Position, Quote
 from ..selectors import chunk_count, readable_docs
 from ..services.documents import delete_doc, put_doc, require_enabled
-from ..services.excerpts import get_excerpt
+from ..services.excerpts import excerpt_view, get_excerpt
 from ..services.search_l0 import search_l0
 from . import serializers as s
 
@@ -80,17 +80,8 @@ class DocExcerptsView(APIView):
         position = Position(**data["position"]) if data.get("position") else None
         doc, got, chunk_hash = get_excerpt(ctx=ctx, doc_id=data["doc_id"], level=data["level"], quote=quote,
                                            position=position, chunk_id=data.get("chunk_id"), state=data.get("state"))
-        locator = {
-            "quote": {"exact": quote.exact, "prefix": quote.prefix, "suffix": quote.suffix} if quote else None,
-            "position": {"start": got.match.start, "end": got.match.end} if got.match else None,
-            "level": data["level"], "method": got.method,
-        }
-        return Response(s.ExcerptOut({
-            "doc_id": doc.doc_id, "level": data["level"], "excerpt": got.text, "start": got.start, "end": got.end,
-            "locator": locator,
-            "hashes": {"content_hash": doc.content_hash, "excerpt_hash": got.excerpt_hash, "chunk_hash": chunk_hash},
-            "verified": got.verified, "verification_errors": got.verification_errors,
-        }).data)
+        return Response(s.ExcerptOut(excerpt_view(doc, got, level=data["level"], quote=quote,
+                                                  chunk_hash=chunk_hash)).data)
 
 
 class DocSearchL0View(APIView):

@@ -11,6 +11,8 @@ from ..domain.excerpts import Excerpt, Position, Quote, excerpt
 from ..models import DocDocument
 from ..selectors import doc_chunk, readable_docs
 
+RESOLVER = "elf_doc_ext/v1"  # source_ref/v1 pointers this extension resolves (supplement section 3)
+
 
 def get_excerpt(*, ctx: RequestContext, doc_id: uuid.UUID, level: str, quote: Quote | None,
                 position: Position | None, chunk_id: uuid.UUID | None, state: dict | None
@@ -31,3 +33,53 @@ def get_excerpt(*, ctx: RequestContext, doc_id: uuid.UUID, level: str, quote: Qu
                   expected_chunk_hash=state.get("chunk_hash"))
     return doc, got, chunk[1] if chunk else None
 
+
+
+def excerpt_view(doc: DocDocument, got: Excerpt, *, level: str, quote: Quote | None, chunk_hash: str | None) -> dict:
+    """The docs_excerpts_get response body of one excerpt."""
+    return {
+        "doc_id": doc.doc_id, "level": level, "excerpt": got.text, "start": got.start, "end": got.end,
+        "locator": {
+            "quote": {"exact": quote.exact, "prefix": quote.prefix, "suffix": quote.suffix} if quote else None,
+            "position": {"start": got.match.start, "end": got.match.end} if got.match else None,
+            "level": level, "method": got.method,
+        },
+        "hashes": {"content_hash": doc.content_hash, "excerpt_hash": got.excerpt_hash, "chunk_hash": chunk_hash},
+        "verified": got.verified, "verification_errors": got.verification_errors,
+    }
+
+
+def _quote(raw) -> Quote | None:
+    if isinstance(raw, dict) and isinstance(raw.get("exact"), str) and raw["exact"]:
+        return Quote(raw["exact"], *(raw.get(k) if isinstance(raw.get(k), str) else None for k in ("prefix", "suffix")))
+    return None
+
+
+def _position(raw) -> Position | None:
+    if isinstance(raw, dict) and all(type(raw.get(k)) is int and raw[k] >= 0 for k in ("start", "end")):
+        return Position(raw["start"], raw["end"]) if raw["end"] >= raw["start"] else None
+    return None
+
+
+def hydrate_pointer(*, docs_enabled: bool, ctx: RequestContext, pointer, level: str = "L1") -> dict | None:
+    """The excerpt a note's ``source_ref/v1`` pointer (resolver elf_doc_ext/v1) names, verified against the
+    pointer's state; ``{"error_code": ...}`` when it cannot be read; None when it is not a document pointer."""
+    if not isinstance(pointer, dict) or pointer.get("resolver") != RESOLVER or not isinstance(pointer.get("ref"), dict):
+        return None
+    if not docs_enabled:
+        return {"error_code": "DOCS_DISABLED"}
+    ref, locator = pointer["ref"], pointer.get("locator") if isinstance(pointer.get("locator"), dict) else {}
+    try:
+        doc_id = uuid.UUID(str(ref.get("doc_id")))
+        chunk_id = uuid.UUID(str(ref["chunk_id"])) if ref.get("chunk_id") else None
+    except ValueError:
+        return {"error_code": "INVALID_POINTER"}
+    state = pointer.get("state") if isinstance(pointer.get("state"), dict) else {}
+    quote = _quote(locator.get("quote"))
+    try:
+        doc, got, chunk_hash = get_excerpt(ctx=ctx, doc_id=doc_id, level=level, quote=quote,
+                                           position=_position(locator.get("position")), chunk_id=chunk_id,
+                                           state={k: v for k, v in state.items() if isinstance(v, str)})
+    except NotFound:
+        return {"error_code": "DOC_UNAVAILABLE"}
+    return excerpt_view(doc, got, level=level, quote=quote, chunk_hash=chunk_hash)

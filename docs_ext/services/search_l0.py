@@ -18,8 +18,8 @@ from ..domain.excerpts import LEVEL_BYTES
 from ..indexing.index import docs_index
 from ..models import DocChunk, DocDocument
 from ..selectors import readable_docs
+from .excerpts import RESOLVER
 
-RESOLVER = "elf_doc_ext/v1"
 
 
 @dataclass(frozen=True)

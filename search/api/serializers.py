@@ -65,6 +65,10 @@ class TimelineSerializer(serializers.Serializer):
 class SessionNotesBodySerializer(StrictSerializer):
     note_ids = serializers.ListField(child=serializers.UUIDField(), allow_empty=False, max_length=MAX_TOP_K)
     record_hits = serializers.BooleanField(required=False, default=True)
+    include_source_excerpts = serializers.BooleanField(
+        required=False, default=False,
+        help_text="also hydrate each note's document pointer (source_ref resolver elf_doc_ext/v1) as a verified "
+                  "L1 excerpt, under source_excerpt")
 
 
 class SessionNotesResponseSerializer(serializers.Serializer):

@@ -15,6 +15,7 @@ from elf_kernel.api.validation import validated
 from elf_kernel.context import context_from_request
 from elf_kernel.errors import InvalidRequest
 from elf_kernel.runtime import get_config
+from docs_ext.services.excerpts import hydrate_pointer
 from memory.api.notes_views import note_to_dict
 from memory.selectors import readable_notes
 from memory.services.hits import record_hits
@@ -120,6 +121,12 @@ class SearchNotesView(APIView):
             else:
                 code = "NOT_IN_SESSION" if nid not in in_session else "NOTE_UNAVAILABLE"
                 results.append({"note_id": nid, "note": None, "error": {"error_code": code}})
+        if data["include_source_excerpts"]:
+            docs_on = get_config().docs_enabled
+            for item in results:
+                if item["note"] is not None:
+                    item["source_excerpt"] = hydrate_pointer(docs_enabled=docs_on, ctx=ctx,
+                                                             pointer=notes[item["note_id"]].source_ref)
         if data["record_hits"] and notes:
             scores = {i["note_id"]: i["final_score"] for i in session.items}
             record_hits(session.query, [(notes[n].note_id, None, scores[n]) for n in wanted if n in notes])

@@ -1,11 +1,14 @@
-"""Operator admin for Doc Extension tables: read-only (documents are written through the docs API), plus
-the doc outbox's "retry now" action."""
+"""Operator admin for Doc Extension tables: read-only (documents are written through the docs API), with each
+document's chunks and indexing state, a "verify" action, and the doc outbox's "retry now" action."""
 
 from django.contrib import admin, messages
 
+from docs_ext.domain.integrity import integrity_problems
 from docs_ext.indexing.outbox import retry_now
-from docs_ext.models import DocDocument, DocIndexingOutbox
-from elf_kernel.admin import ReadOnlyAdmin
+from docs_ext.models import DocChunk, DocDocument, DocIndexingOutbox
+from elf_kernel.admin import ReadOnlyAdmin, html_table
+
+CHUNK_PREVIEW_CHARS = 120
 
 
 @admin.register(DocDocument)
@@ -24,7 +27,33 @@ class DocDocumentAdmin(ReadOnlyAdmin):
     list_filter = ("tenant_id", "project_id", "agent_id", "scope", "status")
     search_fields = ("title", "content_hash", "doc_id__exact")
     exclude = ("content",)
+    readonly_fields = ("chunks", "indexing")
     ordering = ("-updated_at",)
+    actions = ["verify_selected"]
+
+    @admin.display(description="chunks")
+    def chunks(self, obj):
+        rows = DocChunk.objects.filter(doc=obj).order_by("chunk_index")
+        return html_table(("index", "bytes", "chunk_hash", "text"), (
+            (c.chunk_index, f"{c.start_offset}-{c.end_offset}", c.chunk_hash[:16],
+             c.chunk_text[:CHUNK_PREVIEW_CHARS]) for c in rows))
+
+    @admin.display(description="indexing outbox")
+    def indexing(self, obj):
+        rows = DocIndexingOutbox.objects.filter(doc_id=obj.doc_id).order_by("-created_at")[:10]
+        return html_table(("op", "status", "attempts", "last error", "created"), (
+            (r.op, r.status, r.attempts, r.last_error or "", r.created_at) for r in rows))
+
+    @admin.action(description="Verify hashes and chunk offsets", permissions=["view"])
+    def verify_selected(self, request, queryset):
+        for doc in queryset:
+            chunks = DocChunk.objects.filter(doc=doc).order_by("chunk_index").values_list(
+                "chunk_index", "start_offset", "end_offset", "chunk_text", "chunk_hash")
+            problems = integrity_problems(doc.content, doc.content_hash, chunks)
+            if problems:
+                self.message_user(request, f"{doc}: {'; '.join(problems)}", messages.ERROR)
+            else:
+                self.message_user(request, f"{doc}: content and {len(chunks)} chunk(s) verified.", messages.SUCCESS)
 
 
 @admin.register(DocIndexingOutbox)

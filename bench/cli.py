@@ -1,7 +1,7 @@
 """elf-bench: benchmark commands that print numbers.
 
     elf-bench -c elf.toml            every part against a running ELF, bounded in time and count:
-                                     add-note, search, concurrency, graph (the embedder and qdrant micro-benchmarks
+                                     add-note, search, concurrency, graph, docs (the embedder and qdrant micro-benchmarks
                                      need no running service and are separate)
     elf-bench NAME [options]         one part; elf-bench NAME --help for its options
 """
@@ -19,6 +19,7 @@ BENCHES = {
     "search": "bench.search_bench",
     "concurrency": "bench.concurrency_bench",
     "graph": "bench.graph_bench",
+    "docs": "bench.docs_bench",
 }
 # What `elf-bench -c FILE` runs, in order, with bounded sizes (every part also caps its own waiting time).
 ALL = (
@@ -26,6 +27,7 @@ ALL = (
     ("search", ["--sizes", "1000,10000,100000", "--queries", "100"]),
     ("concurrency", ["--agents", "1,4,16,32", "--duration", "30", "--max-ops", "400"]),
     ("graph", ["--notes", "10000", "--facts", "20000", "--queries", "100"]),
+    ("docs", ["--docs", "200", "--queries", "100", "--timeout", "1800"]),
 )
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models.functions import Substr
+
 from elf_config import ElfConfig
 from elf_domain.vocabulary import KNOWN_SCOPES
 from elf_infra.index import bm25
@@ -51,15 +53,18 @@ def search_l0(*, cfg: ElfConfig, ctx: RequestContext, query: str, top_k: int, ca
     points = docs_index(cfg).handle.call(
         lambda client, name: hybrid_query(client, name, dense, sparse, flt, candidate_k, with_payload=["doc_id"]))
     ranked = [(str(p.id), p.score) for p in points]
-    chunks = {str(c.chunk_id): c for c in DocChunk.objects.filter(chunk_id__in=[cid for cid, _ in ranked])}
-    docs = {d.doc_id: d for d in readable_docs(ctx).filter(doc_id__in={c.doc_id for c in chunks.values()})}
+    # Only what a hit shows: never a document's content, and of a chunk's text its head for the preview.
+    chunks = {str(c.chunk_id): c for c in DocChunk.objects.filter(chunk_id__in=[cid for cid, _ in ranked])
+              .defer("chunk_text").annotate(head=Substr("chunk_text", 1, LEVEL_BYTES["L0"]))}
+    docs = {d.doc_id: d for d in readable_docs(ctx).filter(doc_id__in={c.doc_id for c in chunks.values()})
+            .only("doc_id", "title", "scope", "content_hash", "updated_at")}
     hits = []
     for cid, score in ranked:
         chunk = chunks.get(cid)
         if chunk is None or chunk.doc_id not in docs:
             continue  # a stale point, or a document the caller may not read
         # The preview: the chunk's first ~256 bytes (a character cut short at the end is dropped).
-        head = chunk.chunk_text.encode("utf-8")[:LEVEL_BYTES["L0"]]
+        head = chunk.head.encode("utf-8")[:LEVEL_BYTES["L0"]]
         hits.append(L0Hit(docs[chunk.doc_id], chunk, score, head.decode("utf-8", errors="ignore")))
         if len(hits) == top_k:
             break

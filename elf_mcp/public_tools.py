@@ -152,6 +152,18 @@ def public_tools() -> list[ToolSpec]:
             description="Delete a document you own; its chunks leave the search index. Returns {doc_id, status}.",
         ),
         ToolSpec(
+            "elf_docs_publish", "Publish a document", bind=PUBLIC, method="POST", path="/v2/docs/{doc_id}/publish",
+            path_params=(doc_id,),
+            description="Move a document you own to team_shared (this project) or org_shared (the organisation). "
+            "Other agents read it once you grant them the space (elf_space_grant_upsert). Returns {doc_id, scope}.",
+        ),
+        ToolSpec(
+            "elf_docs_unpublish", "Unpublish a document", bind=PUBLIC, method="POST",
+            path="/v2/docs/{doc_id}/unpublish", path_params=(doc_id,), destructive=True,
+            description="Bring a published document back to agent_private (space names where it is now). Returns "
+            "{doc_id, scope}.",
+        ),
+        ToolSpec(
             "elf_docs_search_l0", "Find in documents", bind=PUBLIC, method="POST", path="/v2/docs/search/l0",
             read_only=True,
             description="Find the chunks of stored documents that match an English query (dense + BM25): up to "

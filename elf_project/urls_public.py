@@ -2,7 +2,14 @@
 
 from django.urls import path
 
-from docs_ext.api.views import DocDetailView, DocExcerptsView, DocSearchL0View, DocsView
+from docs_ext.api.views import (
+    DocDetailView,
+    DocExcerptsView,
+    DocPublishView,
+    DocSearchL0View,
+    DocsView,
+    DocUnpublishView,
+)
 from graph.api.fact_views import GraphEntityView, GraphFactsView
 from memory.api.events_views import EventsIngestView
 from memory.api.notes_views import NoteDetailView, NotesIngestView, NotesListView
@@ -31,6 +38,8 @@ urlpatterns = common_patterns(__name__) + [
     path("v2/docs/excerpts", DocExcerptsView.as_view(), name="docs-excerpts"),
     path("v2/docs/search/l0", DocSearchL0View.as_view(), name="docs-search-l0"),
     path("v2/docs/<uuid:doc_id>", DocDetailView.as_view(), name="doc-detail"),
+    path("v2/docs/<uuid:doc_id>/publish", DocPublishView.as_view(), name="doc-publish"),
+    path("v2/docs/<uuid:doc_id>/unpublish", DocUnpublishView.as_view(), name="doc-unpublish"),
     path("v2/graph/entities/<uuid:entity_id>", GraphEntityView.as_view(), name="graph-entity"),
 ]
 

@@ -207,3 +207,30 @@ def test_a_note_keeps_the_pointer_and_a_search_hydrates_it_verified(svc):
               "RETURNING 1", (doc_id,))  # same length: the size check holds, the hash does not
     stale = hydrate()
     assert not stale["verified"] and "CONTENT_HASH_MISMATCH" in stale["verification_errors"]
+
+
+def test_a_private_doc_is_read_by_another_agent_only_after_publish_and_grant(svc):
+    t = tenant()
+    doc_id = put(svc, t).json()["doc_id"]
+
+    def seen_by_a2() -> int:
+        return requests.get(f"{svc.public}/v2/docs/{doc_id}", headers=headers("a2", tenant=t), timeout=10).status_code
+
+    def move(action, agent="a1"):
+        return requests.post(f"{svc.public}/v2/docs/{doc_id}/{action}", json={"space": "team_shared"},
+                             headers=headers(agent, tenant=t), timeout=10)
+
+    assert seen_by_a2() == 404
+    assert move("publish", agent="a2").status_code == 404  # only the owner moves it
+    r = move("publish")
+    assert r.status_code == 200 and r.json() == {"doc_id": doc_id, "scope": "project_shared"}
+    assert seen_by_a2() == 404  # published, but no grant yet
+    requests.post(svc.public + "/v2/spaces/team_shared/grants", json={"grantee_kind": "agent", "grantee_agent_id": "a2"},
+                  headers=headers(tenant=t), timeout=10).raise_for_status()
+    assert seen_by_a2() == 200
+    wait_indexed(svc, doc_id)
+    assert {p.payload["scope"] for p in doc_points(svc, doc_id)} == {"project_shared"}
+    hits = l0(svc, t, "When is the backup generator tested?", agent="a2").json()["items"]
+    assert [h["doc_id"] for h in hits][:1] == [doc_id]
+    assert move("unpublish").json()["scope"] == "agent_private"
+    assert seen_by_a2() == 404

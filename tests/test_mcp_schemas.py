@@ -28,7 +28,8 @@ SPEC_SECTION_17 = {
     "elf_admin_events_ingestion_profile_default_get", "elf_admin_events_ingestion_profile_default_set",
 }
 GRAPH = {"elf_graph_facts_list", "elf_graph_entity_get"}
-DOCS = {"elf_docs_put", "elf_docs_get", "elf_docs_delete", "elf_docs_search_l0", "elf_docs_excerpts_get"}
+DOCS = {"elf_docs_put", "elf_docs_get", "elf_docs_delete", "elf_docs_search_l0", "elf_docs_excerpts_get",
+        "elf_docs_publish", "elf_docs_unpublish"}
 SHARING = {"elf_notes_publish", "elf_notes_unpublish", "elf_space_grants_list", "elf_space_grant_upsert",
            "elf_space_grant_revoke"}
 ADMIN_READBACKS = {"elf_admin_traces_recent", "elf_admin_trace_get", "elf_admin_trace_bundle_get",
@@ -175,7 +176,7 @@ from elf_mcp.catalog import all_tools
 from elf_mcp.main import main
 assert main(["-c", sys.argv[1]]) == 0
 tools = all_tools()
-assert len(tools) == 38 and all(t.mcp_tool().input_schema for t in tools)
+assert len(tools) == 40 and all(t.mcp_tool().input_schema for t in tools)
 print(json.dumps(sorted(sys.modules)))
 """
 

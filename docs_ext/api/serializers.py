@@ -145,3 +145,12 @@ class L0ItemOut(serializers.Serializer):
 
 class SearchL0Out(serializers.Serializer):
     items = L0ItemOut(many=True)
+
+
+class PublishBody(StrictSerializer):
+    space = serializers.ChoiceField(choices=("team_shared", "org_shared"), help_text="team_shared|org_shared")
+
+
+class MovedOut(serializers.Serializer):
+    doc_id = serializers.UUIDField()
+    scope = serializers.CharField()

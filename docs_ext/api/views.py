@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from elf_domain.english_gate import source_ref_fields
+from elf_domain.spaces import AGENT_PRIVATE, scope_of_space
 from elf_kernel.api.english_fields import NATURAL, require_english
 from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
 from elf_kernel.api.validation import validated
@@ -17,7 +18,7 @@ from elf_kernel.runtime import get_config
 
 from ..domain.excerpts import Position, Quote
 from ..selectors import chunk_count, readable_docs
-from ..services.documents import delete_doc, put_doc, require_enabled
+from ..services.documents import delete_doc, move_doc, put_doc, require_enabled
 from ..services.excerpts import excerpt_view, get_excerpt
 from ..services.search_l0 import search_l0
 from . import serializers as s
@@ -101,3 +102,31 @@ class DocSearchL0View(APIView):
             "title": h.doc.title, "scope": h.doc.scope, "score": h.score, "preview": h.preview,
             "source_ref": h.pointer(),
         } for h in hits]}).data)
+
+
+def _move(request, doc_id, *, publish: bool):
+    cfg, ctx = _context(request)
+    space = validated(s.PublishBody, request.data)["space"]
+    scope = scope_of_space(space)
+    if not publish:
+        current = readable_docs(ctx).filter(doc_id=doc_id).values_list("scope", flat=True).first()
+        if current is not None and current != scope:
+            raise InvalidRequest(f"The document is in {current}, not in {space}.", ["$.space"])
+        scope = AGENT_PRIVATE
+    doc = move_doc(cfg=cfg, ctx=ctx, doc_id=doc_id, scope=scope)
+    return Response(s.MovedOut({"doc_id": doc.doc_id, "scope": doc.scope}).data)
+
+
+class DocPublishView(APIView):
+    @extend_schema(summary="Publish a document you own to team_shared or org_shared (readers need a space grant)",
+                   operation_id="elf_docs_publish", parameters=CONTEXT_HEADERS, request=s.PublishBody,
+                   responses={200: s.MovedOut, **ERROR_RESPONSES})
+    def post(self, request, doc_id):
+        return _move(request, doc_id, publish=True)
+
+
+class DocUnpublishView(APIView):
+    @extend_schema(summary="Bring a published document back to agent_private", operation_id="elf_docs_unpublish",
+                   parameters=CONTEXT_HEADERS, request=s.PublishBody, responses={200: s.MovedOut, **ERROR_RESPONSES})
+    def post(self, request, doc_id):
+        return _move(request, doc_id, publish=False)

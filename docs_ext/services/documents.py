@@ -81,3 +81,19 @@ def delete_doc(*, cfg: ElfConfig, ctx: RequestContext, doc_id: uuid.UUID) -> Doc
     enqueue(doc_id=doc.doc_id, op=OutboxOp.DELETE, embedding_version=cfg.embedding_version)
     doc.status = DocStatus.DELETED
     return doc
+
+
+@transaction.atomic
+def move_doc(*, cfg: ElfConfig, ctx: RequestContext, doc_id: uuid.UUID, scope: str) -> DocDocument:
+    """Publish an owned document into a shared scope, or bring it back to agent_private in the caller's
+    project; its points follow (an UPSERT re-writes their payload). Who may read it in a shared space is the
+    space's grants' business (``/v2/spaces/{space}/grants``): publishing grants nothing by itself."""
+    doc = owned_doc(ctx, doc_id)
+    if doc is None:
+        raise NotFound("No such document of yours.", ["$.path.doc_id"])
+    if scope not in cfg.scopes.write_allowed:
+        raise ScopeDenied(f"Writing to {scope} is not allowed.", ["$.space"])
+    doc.scope, doc.project_id, doc.updated_at = scope, home_project(ctx.project_id, scope), timezone.now()
+    doc.save(update_fields=["scope", "project_id", "updated_at"])
+    enqueue(doc_id=doc.doc_id, op=OutboxOp.UPSERT, embedding_version=cfg.embedding_version)
+    return doc

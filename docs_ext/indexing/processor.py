@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 
 from django.db import connection, transaction
 from pgvector import Vector
 
 from elf_config import ElfConfig
+from elf_kernel.locks import advisory_lock, lock_class
 from elf_domain.vocabulary import OutboxOp
 from elf_infra.providers.factory import build_embedding
 
@@ -42,23 +42,15 @@ from .lease import DocLease, lease_one, run, sweep
 log = logging.getLogger("elf.docs.indexing")
 
 # First key of the two-key advisory lock space for documents: the ASCII bytes "ELFD" as a signed int4.
-DOC_LOCK_CLASS = int.from_bytes(b"ELFD", "big", signed=True)
+DOC_LOCK_CLASS = lock_class(b"ELFD")
 EMBED_BATCH = 64
 SWEEP_BATCH = 16
 SWEEP_BUDGET_S = 20.0
 
 
-@contextmanager
-def doc_lock(doc_id: uuid.UUID) -> Iterator[None]:
+def doc_lock(doc_id: uuid.UUID) -> AbstractContextManager[None]:
     """Hold the document's session advisory lock (waits for another worker processing the same document)."""
-    params = [DOC_LOCK_CLASS, str(doc_id)]
-    with connection.cursor() as cur:
-        cur.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", params)
-    try:
-        yield
-    finally:
-        with connection.cursor() as cur:
-            cur.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", params)
+    return advisory_lock(DOC_LOCK_CLASS, str(doc_id))
 
 
 def process(lease: DocLease, *, cfg: ElfConfig) -> bool:

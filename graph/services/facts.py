@@ -14,10 +14,11 @@ import logging
 from datetime import datetime, timedelta
 from datetime import timezone as dt_timezone
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from elf_kernel.locks import advisory_xact_lock, lock_class
 from memory.services.note_hooks import NoteWritten
 
 from ..domain.rules import Cardinality, PredicateStatus
@@ -27,7 +28,7 @@ from .predicates import resolve_predicate
 
 log = logging.getLogger("elf.graph")
 # First key of the two-key advisory lock space for (subject, predicate) pairs: "ELFG" as a signed int4.
-FACT_LOCK_CLASS = int.from_bytes(b"ELFG", "big", signed=True)
+FACT_LOCK_CLASS = lock_class(b"ELFG")
 # Two facts that start at the same instant: the older one is closed this much later (the window check
 # wants valid_to > valid_from).
 SAME_INSTANT_STEP = timedelta(microseconds=1)
@@ -87,9 +88,7 @@ def record_relation(event: NoteWritten, relation: dict) -> str | None:
 def _lock_subject_predicate(tenant_id: str, project_id: str, subject: GraphEntity, predicate: GraphPredicate) -> None:
     """Serialise writers of one (subject, predicate) until commit, so two notes cannot both leave an open
     fact of a single-valued predicate."""
-    key = f"{tenant_id}\x1f{project_id}\x1f{subject.entity_id}\x1f{predicate.predicate_id}"
-    with connection.cursor() as cur:
-        cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [FACT_LOCK_CLASS, key])
+    advisory_xact_lock(FACT_LOCK_CLASS, f"{tenant_id}\x1f{project_id}\x1f{subject.entity_id}\x1f{predicate.predicate_id}")
 
 
 def _same_object(obj: GraphEntity | None, value: str | None) -> Q:

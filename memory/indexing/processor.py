@@ -31,8 +31,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 
 import numpy as np
 from django.db import connection, transaction
@@ -42,6 +41,7 @@ from pgvector import Vector
 from elf_infra.providers.factory import build_embedding
 from elf_infra.providers.tokenizer import get_tokenizer
 from elf_config import ElfConfig
+from elf_kernel.locks import advisory_lock, lock_class
 
 from elf_domain.chunking import Chunk, chunk_text
 from ..models import MemoryNote, MemoryNoteChunk, NoteChunkEmbedding, NoteStatus, OutboxOp
@@ -51,24 +51,16 @@ from .lease import Lease, lease_one, run, sweep
 log = logging.getLogger("elf.indexing")
 
 # First key of the two-key advisory lock space for notes: the ASCII bytes "ELFN" as a signed int4.
-NOTE_LOCK_CLASS = int.from_bytes(b"ELFN", "big", signed=True)
+NOTE_LOCK_CLASS = lock_class(b"ELFN")
 # A sweep claims this many rows at once and starts none after the budget (well inside the 30 s lease);
 # the rows it did not start are released, due again for the next sweep.
 SWEEP_BATCH = 16
 SWEEP_BUDGET_S = 20.0
 
 
-@contextmanager
-def note_lock(note_id: uuid.UUID) -> Iterator[None]:
+def note_lock(note_id: uuid.UUID) -> AbstractContextManager[None]:
     """Hold the note's session advisory lock (waits for another worker processing the same note)."""
-    params = [NOTE_LOCK_CLASS, str(note_id)]
-    with connection.cursor() as cur:
-        cur.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", params)
-    try:
-        yield
-    finally:
-        with connection.cursor() as cur:
-            cur.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", params)
+    return advisory_lock(NOTE_LOCK_CLASS, str(note_id))
 
 
 def process(lease: Lease, *, cfg: ElfConfig) -> bool:

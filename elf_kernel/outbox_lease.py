@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from django.db import connection, transaction
 
 from elf_config import ElfConfig
+from elf_infra.index.dispatch import send_outbox_task
 
 from .runtime import get_config
 
@@ -122,6 +123,20 @@ RETURNING {returning}
     def release(self, lease) -> bool:
         """Give a claimed row back unprocessed: due again at once, nothing counted."""
         return self._settle(lease, "available_at = now()", {})
+
+    def retry_now(self, outbox_ids, task_name: str, *, log: logging.Logger) -> int:
+        """An operator's retry: make the given PENDING/FAILED rows due now (DONE rows are left) and dispatch
+        ``task_name`` for each; returns how many were made due."""
+        with connection.cursor() as cur:
+            cur.execute(
+                f"UPDATE {self.table} SET available_at = now(), updated_at = now() "
+                "WHERE outbox_id = ANY(%s::uuid[]) AND status IN (%s, %s) RETURNING outbox_id",
+                [[str(i) for i in outbox_ids], PENDING, FAILED],
+            )
+            ids = [row[0] for row in cur.fetchall()]
+        for outbox_id in ids:
+            send_outbox_task(task_name, outbox_id, log=log)
+        return len(ids)
 
     def run(self, lease, work: Callable[[], None], cfg: ElfConfig, *, what: str, log: logging.Logger) -> bool:
         """Do ``work`` for a claimed row and settle it: DONE (True), or FAILED with backoff (False) when

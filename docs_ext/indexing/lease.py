@@ -24,11 +24,11 @@ class DocLease:
     created_at: datetime
 
 
-_LEASER = OutboxLeaser("doc_indexing_outbox", ("doc_id", "chunk_id", "op", "embedding_version"), DocLease)
-lease_due = _LEASER.lease_due
-lease_one = _LEASER.lease_one
-mark_done = _LEASER.mark_done
-mark_failed = _LEASER.mark_failed
-release = _LEASER.release
-run = _LEASER.run
-sweep = _LEASER.sweep
+LEASER = OutboxLeaser("doc_indexing_outbox", ("doc_id", "chunk_id", "op", "embedding_version"), DocLease)
+lease_due = LEASER.lease_due
+lease_one = LEASER.lease_one
+mark_done = LEASER.mark_done
+mark_failed = LEASER.mark_failed
+release = LEASER.release
+run = LEASER.run
+sweep = LEASER.sweep

@@ -10,12 +10,11 @@ from __future__ import annotations
 import logging
 import uuid
 
-from django.utils import timezone
-
 from elf_domain.vocabulary import OutboxOp, OutboxStatus
-from elf_infra.index.dispatch import dispatch_on_commit, send_outbox_task
+from elf_infra.index.dispatch import dispatch_on_commit
 
 from ..models import DocIndexingOutbox
+from .lease import LEASER
 
 log = logging.getLogger("elf.docs.indexing")
 PROCESS_TASK = "docs_ext.process_outbox_row"
@@ -34,13 +33,4 @@ def enqueue(*, doc_id: uuid.UUID, op: str, embedding_version: str) -> DocIndexin
 
 def retry_now(outbox_ids) -> int:
     """Make PENDING/FAILED rows due immediately and dispatch them (operator action); DONE rows are left."""
-    ids = list(
-        DocIndexingOutbox.objects.filter(
-            outbox_id__in=list(outbox_ids), status__in=[OutboxStatus.PENDING, OutboxStatus.FAILED]
-        ).values_list("outbox_id", flat=True)
-    )
-    now = timezone.now()
-    DocIndexingOutbox.objects.filter(outbox_id__in=ids).update(available_at=now, updated_at=now)
-    for outbox_id in ids:
-        send_outbox_task(PROCESS_TASK, outbox_id, log=log)
-    return len(ids)
+    return LEASER.retry_now(outbox_ids, PROCESS_TASK, log=log)

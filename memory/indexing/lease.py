@@ -28,11 +28,11 @@ class Lease:
     created_at: datetime
 
 
-_LEASER = OutboxLeaser("indexing_outbox", ("note_id", "op", "embedding_version"), Lease)
-lease_due = _LEASER.lease_due
-lease_one = _LEASER.lease_one
-mark_done = _LEASER.mark_done
-mark_failed = _LEASER.mark_failed
-release = _LEASER.release
-run = _LEASER.run
-sweep = _LEASER.sweep
+LEASER = OutboxLeaser("indexing_outbox", ("note_id", "op", "embedding_version"), Lease)
+lease_due = LEASER.lease_due
+lease_one = LEASER.lease_one
+mark_done = LEASER.mark_done
+mark_failed = LEASER.mark_failed
+release = LEASER.release
+run = LEASER.run
+sweep = LEASER.sweep

@@ -9,9 +9,10 @@ from __future__ import annotations
 import logging
 import uuid
 
-from elf_infra.index.dispatch import dispatch_on_commit, send_outbox_task
+from elf_infra.index.dispatch import dispatch_on_commit
 
 from ..models import IndexingOutbox, OutboxOp, OutboxStatus
+from .lease import LEASER
 
 log = logging.getLogger("elf.indexing")
 PROCESS_TASK = "memory.process_outbox_row"
@@ -30,13 +31,4 @@ def enqueue(*, note_id: uuid.UUID, op: str, embedding_version: str) -> IndexingO
 
 def retry_now(outbox_ids) -> int:
     """Make PENDING/FAILED rows due immediately and dispatch them (operator action); DONE rows are left."""
-    from django.utils import timezone
-
-    ids = list(
-        IndexingOutbox.objects.filter(outbox_id__in=list(outbox_ids), status__in=[OutboxStatus.PENDING, OutboxStatus.FAILED])
-        .values_list("outbox_id", flat=True)
-    )
-    IndexingOutbox.objects.filter(outbox_id__in=ids).update(available_at=timezone.now(), updated_at=timezone.now())
-    for outbox_id in ids:
-        send_outbox_task(PROCESS_TASK, outbox_id, log=log)
-    return len(ids)
+    return LEASER.retry_now(outbox_ids, PROCESS_TASK, log=log)

@@ -36,16 +36,8 @@ class DocsIndex:
         self.handle.upsert(list(points))
 
     def replace_doc_points(self, doc_id: uuid.UUID, points: Sequence[models.PointStruct]) -> None:
-        """Upsert the document's points, then delete its other points (chunks that no longer exist).
-        Upserting first means a re-indexed document is never missing from the index in between; no points
-        at all deletes every point of the document."""
-        if not points:
-            self.delete_doc(doc_id)
-            return
-        self.upsert(points)
-        self.handle.delete(models.Filter(
-            must=doc_filter(doc_id).must, must_not=[models.HasIdCondition(has_id=[p.id for p in points])]
-        ))
+        """Make ``points`` the document's only points (upserted before the others go; none deletes them all)."""
+        self.handle.replace_points(doc_filter(doc_id), list(points))
 
     def delete_doc(self, doc_id: uuid.UUID) -> None:
         """Delete every point of a document; a missing collection has none to delete."""

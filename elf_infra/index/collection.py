@@ -71,6 +71,16 @@ class CollectionHandle:
         if points:
             self.call(lambda c, name: c.upsert(name, points=list(points), wait=True), retry_after_404=False)
 
+    def replace_points(self, owner: models.Filter, points: list[models.PointStruct]) -> None:
+        """Make ``points`` the only points matching ``owner`` (one note's or one document's chunks): upsert them
+        first, so the owner is never missing from the index in between, then delete its other points. No
+        points deletes every point of the owner."""
+        if not points:
+            self.delete(owner)
+            return
+        self.upsert(points)
+        self.delete(models.Filter(must=owner.must, must_not=[models.HasIdCondition(has_id=[p.id for p in points])]))
+
     def delete(self, flt: models.Filter) -> None:
         """Delete the points matching ``flt``; a missing collection has none to delete."""
         try:

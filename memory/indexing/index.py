@@ -27,14 +27,8 @@ class NotesIndex:
         self.handle.upsert(list(points))
 
     def replace_note_points(self, note_id: uuid.UUID, points: Sequence[models.PointStruct]) -> None:
-        """Upsert the note's points (at least one), then delete its other points (chunks that no longer exist).
-
-        Upserting first means a re-indexed note is never missing from the index in between.
-        """
-        self.upsert(points)
-        self.handle.delete(models.Filter(
-            must=note_filter(note_id).must, must_not=[models.HasIdCondition(has_id=[p.id for p in points])]
-        ))
+        """Make ``points`` the note's only points (upserted before the others go)."""
+        self.handle.replace_points(note_filter(note_id), list(points))
 
     def delete_note(self, note_id: uuid.UUID) -> None:
         """Delete every point of a note; a missing collection has none to delete."""

@@ -11,9 +11,9 @@ outbox DELETE jobs; dropping the collection first gives a clean slate.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 
 from elf_config import ElfConfig
+from elf_kernel.batches import keyset_batches
 from elf_infra.index.rebuild import Progress, RebuildReport, run_rebuild
 
 from ..models import DocChunk, DocChunkEmbedding, DocStatus
@@ -36,12 +36,6 @@ def rebuild_docs(*, cfg: ElfConfig, progress: Progress | None = None) -> Rebuild
         .order_by("chunk_id")
     )
 
-    def pages() -> Iterator[list[DocChunk]]:
-        after = None
-        while batch := list((chunks if after is None else chunks.filter(chunk_id__gt=after))[:BATCH]):
-            after = batch[-1].chunk_id
-            yield batch
-
     def to_points(batch: list[DocChunk]) -> list:
         vectors = dict(
             DocChunkEmbedding.objects.filter(
@@ -54,4 +48,5 @@ def rebuild_docs(*, cfg: ElfConfig, progress: Progress | None = None) -> Rebuild
             if c.chunk_id in vectors
         ]
 
-    return run_rebuild(pages=pages(), total=chunks.count(), to_points=to_points, upsert=index.upsert, progress=progress)
+    return run_rebuild(pages=keyset_batches(chunks, "chunk_id", BATCH), total=chunks.count(), to_points=to_points,
+                       upsert=index.upsert, progress=progress)

@@ -13,11 +13,11 @@ slate.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 
 from django.utils import timezone
 
 from elf_config import ElfConfig
+from elf_kernel.batches import keyset_batches
 from elf_infra.index.rebuild import Progress, RebuildReport, run_rebuild
 
 from ..models import MemoryNoteChunk, NoteChunkEmbedding, NoteStatus
@@ -40,12 +40,6 @@ def rebuild_qdrant(*, cfg: ElfConfig, progress: Progress | None = None) -> Rebui
         .order_by("chunk_id")
     )
 
-    def pages() -> Iterator[list[MemoryNoteChunk]]:
-        after = None
-        while batch := list((chunks if after is None else chunks.filter(chunk_id__gt=after))[:BATCH]):
-            after = batch[-1].chunk_id
-            yield batch
-
     def to_points(batch: list[MemoryNoteChunk]) -> list:
         vectors = dict(
             NoteChunkEmbedding.objects.filter(
@@ -59,4 +53,5 @@ def rebuild_qdrant(*, cfg: ElfConfig, progress: Progress | None = None) -> Rebui
             if c.chunk_id in vectors
         ]
 
-    return run_rebuild(pages=pages(), total=chunks.count(), to_points=to_points, upsert=index.upsert, progress=progress)
+    return run_rebuild(pages=keyset_batches(chunks, "chunk_id", BATCH), total=chunks.count(), to_points=to_points,
+                       upsert=index.upsert, progress=progress)

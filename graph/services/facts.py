@@ -128,7 +128,7 @@ def _supersede(new: GraphFact, note_id) -> None:
         predicate_ref_id=new.predicate_ref_id, valid_to__isnull=True).exclude(fact_id=new.fact_id))
     now = timezone.now()
     for old in others:
-        if old.valid_from < new.valid_from or (old.valid_from == new.valid_from):
+        if old.valid_from <= new.valid_from:
             closed, by, at = old, new, max(new.valid_from, old.valid_from + SAME_INSTANT_STEP)
         else:
             closed, by, at = new, old, old.valid_from

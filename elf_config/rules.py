@@ -72,6 +72,8 @@ def check_rules(cfg: ElfConfig) -> list[str]:
         p.append("worker.broker_url must be a redis:// URL with a host")
     if cfg.docs is not None and not 1 <= cfg.docs.doc_bytes_limit <= MAX_DOC_BYTES:
         p.append(f"docs.max_doc_bytes must be in the range [1, {MAX_DOC_BYTES}] (the body limit of /v2/docs)")
+    if not 0.0 <= cfg.inferred_min_confidence <= 1.0:
+        p.append("core_memory.inferred_min_confidence must be in the range [0, 1]")
     if not MIN_LEASE_SECONDS <= cfg.worker.lease_seconds <= MAX_LEASE_SECONDS:
         p.append(f"worker.outbox_lease_seconds must be in the range [{MIN_LEASE_SECONDS:g}, {MAX_LEASE_SECONDS:g}]")
     return p

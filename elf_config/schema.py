@@ -291,6 +291,22 @@ class DocsConfig:
         return DEFAULT_MAX_DOC_BYTES if self.max_doc_bytes is None else self.max_doc_bytes
 
 
+DEFAULT_INFERRED_MIN_CONFIDENCE = 0.8
+
+
+@dataclass(frozen=True)
+class CoreMemoryConfig:
+    """Core memory (core-memory-markdown): omitted, the defaults below apply."""
+
+    # An utterance classified below this confidence is staged as pending instead of written (section 6 rule 2).
+    inferred_min_confidence: Optional[float]
+
+    @property
+    def min_confidence(self) -> float:
+        c = self.inferred_min_confidence
+        return DEFAULT_INFERRED_MIN_CONFIDENCE if c is None else c
+
+
 @dataclass(frozen=True)
 class ElfConfig:
     service: ServiceConfig
@@ -308,6 +324,7 @@ class ElfConfig:
     context: Optional[ContextConfig]
     mcp: Optional[McpConfig]
     docs: Optional[DocsConfig]
+    core_memory: Optional[CoreMemoryConfig] = None
     # Absolute path of the file this was loaded from; relative paths in the file resolve against its folder.
     source_path: str = ""
 
@@ -315,6 +332,10 @@ class ElfConfig:
     def embedding_version(self) -> str:
         e = self.providers.embedding
         return f"{e.provider_id}:{e.model}:{self.storage.qdrant.vector_dim}"
+
+    @property
+    def inferred_min_confidence(self) -> float:
+        return DEFAULT_INFERRED_MIN_CONFIDENCE if self.core_memory is None else self.core_memory.min_confidence
 
     @property
     def docs_enabled(self) -> bool:

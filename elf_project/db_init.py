@@ -68,6 +68,11 @@ EXTRA_INDEXES: dict[str, tuple[str, ...]] = {
     "doc_chunks": ("uq_doc_chunks_doc_index",),
     "doc_chunk_embeddings": (),
     "doc_indexing_outbox": ("idx_doc_outbox_status_available", "idx_doc_outbox_doc_op_status"),
+    "core_memory_documents": ("uq_core_memory_documents_workspace",),
+    "core_memory_versions": ("uq_core_memory_versions_doc_version",),
+    "core_memory_entries": ("idx_core_memory_entries_lookup",),
+    "core_memory_audit": ("idx_core_memory_audit_run",),
+    "core_memory_pending": ("idx_core_memory_pending_run",),
 }
 
 

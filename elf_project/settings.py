@@ -30,6 +30,7 @@ INSTALLED_APPS = [
     "elf_project",
     "memory",
     "docs_ext",
+    "core_memory",
     "graph",
     "traces",
     "search",

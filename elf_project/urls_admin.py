@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.urls import path
 
+from core_memory.api.policy_views import PolicyEntriesView, PolicyEntryDetailView, PolicyView
 from graph.api.predicate_views import PredicateAliasesView, PredicatesView, PredicateView
 from memory.api.ingestion_profile_views import (
     IngestionProfileDefaultView,
@@ -35,6 +36,9 @@ urlpatterns = common_patterns(__name__) + [
     path("v2/admin/graph/predicates", PredicatesView.as_view()),
     path("v2/admin/graph/predicates/<uuid:predicate_id>", PredicateView.as_view()),
     path("v2/admin/graph/predicates/<uuid:predicate_id>/aliases", PredicateAliasesView.as_view()),
+    path("v2/admin/core-memory/policy.md", PolicyView.as_view()),
+    path("v2/admin/core-memory/entries", PolicyEntriesView.as_view()),
+    path("v2/admin/core-memory/entries/<str:scope>/<str:key>", PolicyEntryDetailView.as_view()),
 ]
 
 handler400 = "elf_kernel.errors.json_400"

@@ -2,6 +2,16 @@
 
 from django.urls import path
 
+from core_memory.api.document_views import (
+    AuditView,
+    EndRunView,
+    PendingConfirmView,
+    PendingRejectView,
+    PendingView,
+    ProfileView,
+    SessionView,
+)
+from core_memory.api.entry_views import CompactView, EntriesView, EntryDetailView, ResolveView, UtterancesView
 from docs_ext.api.views import (
     DocDetailView,
     DocExcerptsView,
@@ -41,6 +51,20 @@ urlpatterns = common_patterns(__name__) + [
     path("v2/docs/<uuid:doc_id>/publish", DocPublishView.as_view(), name="doc-publish"),
     path("v2/docs/<uuid:doc_id>/unpublish", DocUnpublishView.as_view(), name="doc-unpublish"),
     path("v2/graph/entities/<uuid:entity_id>", GraphEntityView.as_view(), name="graph-entity"),
+    path("v2/core-memory/entries", EntriesView.as_view(), name="core-memory-entries"),
+    path("v2/core-memory/entries/<str:scope>/<str:key>", EntryDetailView.as_view(), name="core-memory-entry"),
+    path("v2/core-memory/resolve", ResolveView.as_view(), name="core-memory-resolve"),
+    path("v2/core-memory/compact", CompactView.as_view(), name="core-memory-compact"),
+    path("v2/core-memory/utterances", UtterancesView.as_view(), name="core-memory-utterances"),
+    path("v2/core-memory/profile.md", ProfileView.as_view(), name="core-memory-profile"),
+    path("v2/core-memory/runs/<str:run_id>/session.md", SessionView.as_view(), name="core-memory-session"),
+    path("v2/core-memory/runs/<str:run_id>/end", EndRunView.as_view(), name="core-memory-run-end"),
+    path("v2/core-memory/runs/<str:run_id>/audit.jsonl", AuditView.as_view(), name="core-memory-audit"),
+    path("v2/core-memory/runs/<str:run_id>/memory/pending", PendingView.as_view(), name="core-memory-pending"),
+    path("v2/core-memory/runs/<str:run_id>/memory/pending/<uuid:entry_id>/confirm", PendingConfirmView.as_view(),
+         name="core-memory-pending-confirm"),
+    path("v2/core-memory/runs/<str:run_id>/memory/pending/<uuid:entry_id>/reject", PendingRejectView.as_view(),
+         name="core-memory-pending-reject"),
 ]
 
 handler400 = "elf_kernel.errors.json_400"

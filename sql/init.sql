@@ -34,3 +34,8 @@ CREATE EXTENSION IF NOT EXISTS vector;
 \ir tables/029_doc_chunks.sql
 \ir tables/030_doc_chunk_embeddings.sql
 \ir tables/031_doc_indexing_outbox.sql
+\ir tables/032_core_memory_documents.sql
+\ir tables/033_core_memory_versions.sql
+\ir tables/034_core_memory_entries.sql
+\ir tables/035_core_memory_audit.sql
+\ir tables/036_core_memory_pending.sql

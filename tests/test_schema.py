@@ -68,6 +68,11 @@ SPEC_INDEXES = {
     "idx_memory_ingest_decisions_tenant_scope_pipeline": "memory_ingest_decisions",
 }
 EXTRA_TABLES = {
+    "core_memory_documents",
+    "core_memory_versions",
+    "core_memory_entries",
+    "core_memory_audit",
+    "core_memory_pending",
     "memory_space_grants",
     "search_sessions",
     "memory_note_fields",

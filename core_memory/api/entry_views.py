@@ -1,0 +1,137 @@
+"""memory_upsert, memory_delete, memory_resolve, memory_compact and the natural-language utterances, on the public
+bind. Thin: validate, call one service, render with an output serializer."""
+
+from __future__ import annotations
+
+import time
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+from django.utils import timezone
+
+from elf_kernel.api.english_fields import NATURAL, require_english
+from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
+from elf_kernel.api.validation import validated
+from elf_kernel.context import context_from_request
+from elf_kernel.errors import InvalidRequest, ScopeDenied
+from elf_kernel.runtime import get_config
+
+from ..domain.markdown import KEY_RE
+from ..domain.vocabulary import MemoryScope, Source
+from ..services.entries import EntryInput, compact, delete_entry, upsert_entry
+from ..services.pending import stage
+from ..services.resolve import resolve
+from ..services.utterances import handle
+from . import serializers as s
+from .markdown_io import run_id_or_400
+
+KEY_PATH = OpenApiParameter("key", str, OpenApiParameter.PATH, description="the entry's key, e.g. response.tone")
+
+
+def scope_path(choices) -> OpenApiParameter:
+    return OpenApiParameter("scope", str, OpenApiParameter.PATH, enum=list(choices))
+
+
+def written(result, entry: EntryInput, scope: str) -> dict:
+    return {"status": "written", "scope": scope, "key": entry.key, "value": entry.value,
+            "doc_version": result.doc.version, "audit_id": result.audit_ids[0], "pending_entry_id": None}
+
+
+def entry_of(data: dict) -> EntryInput:
+    return EntryInput(kind=data["kind"], key=data["key"], value=data["value"], priority=data["priority"],
+                      ttl=data["ttl"].strip(), source=data["source"])
+
+
+class EntriesView(APIView):
+    @extend_schema(summary="memory_upsert: write one entry into PROFILE.md or a run's SESSION.md (user_inferred is "
+                   "staged as pending)", operation_id="elf_core_memory_upsert", parameters=CONTEXT_HEADERS,
+                   request=s.UpsertBody, responses={200: s.WriteOut, 202: s.WriteOut, **ERROR_RESPONSES})
+    def post(self, request):
+        ctx = context_from_request(request)
+        data = validated(s.UpsertBody, request.data)
+        run_id = run_id_or_400(data.get("run_id"), "$.run_id")
+        scope, entry = MemoryScope(data["scope"]), entry_of(data)
+        reason = data.get("reason") or f"memory_upsert by agent {ctx.agent_id}"
+        if data.get("reason"):
+            require_english([("$.reason", data["reason"], NATURAL)])
+        if entry.source == Source.USER_INFERRED:
+            if run_id is None:
+                raise InvalidRequest("An inferred entry is staged under a run: give run_id.", ["$.run_id"])
+            row, audit_id = stage(ctx=ctx, scope=scope, entry=entry, run_id=run_id, confidence=None, reason=reason)
+            return Response(s.WriteOut({"status": "pending", "scope": scope, "key": entry.key, "value": entry.value,
+                                        "doc_version": None, "audit_id": audit_id,
+                                        "pending_entry_id": row.entry_id}).data, status=202)
+        result = upsert_entry(ctx=ctx, scope=scope, entry=entry, run_id=run_id, reason=reason)
+        return Response(s.WriteOut(written(result, entry, scope)).data)
+
+
+def check_key(key: str) -> None:
+    if not KEY_RE.match(key) or len(key) > 128:
+        raise InvalidRequest("Not a core memory key (A-Z a-z 0-9 _ . -).", ["$.path.key"])
+
+
+class EntryDetailView(APIView):
+    @extend_schema(summary="memory_delete: remove a key from PROFILE.md or a run's SESSION.md",
+                   operation_id="elf_core_memory_delete",
+                   parameters=CONTEXT_HEADERS + [scope_path(s.PUBLIC_SCOPES), KEY_PATH, s.RunQuery],
+                   responses={200: s.DeleteOut, **ERROR_RESPONSES})
+    def delete(self, request, scope, key):
+        ctx = context_from_request(request)
+        if scope == "policy":
+            raise ScopeDenied("POLICY.md is written only on the admin bind.", ["$.path.scope"])
+        if scope not in s.PUBLIC_SCOPES:
+            raise InvalidRequest("scope is profile or session.", ["$.path.scope"])
+        check_key(key)
+        run_id = run_id_or_400(validated(s.RunQuery, request.query_params.dict(), "$.query").get("run_id"),
+                               "$.query.run_id")
+        result = delete_entry(ctx=ctx, scope=MemoryScope(scope), key=key, run_id=run_id, actor=Source.USER_EXPLICIT,
+                              reason=f"memory_delete by agent {ctx.agent_id}")
+        return Response(s.DeleteOut({"scope": scope, "key": key, "doc_version": result.doc.version,
+                                     "audit_id": result.audit_ids[0]}).data)
+
+
+class ResolveView(APIView):
+    @extend_schema(summary="memory_resolve: effective values (Policy > Profile > Session) with provenance",
+                   operation_id="elf_core_memory_resolve", parameters=CONTEXT_HEADERS, request=s.ResolveBody,
+                   responses={200: s.ResolveOut, **ERROR_RESPONSES})
+    def post(self, request):
+        started = time.perf_counter()
+        ctx = context_from_request(request)
+        data = validated(s.ResolveBody, request.data)
+        run_id = run_id_or_400(data.get("run_id"), "$.run_id")
+        keys = list(dict.fromkeys(data["keys"])) if "keys" in data else None
+        now = timezone.now()
+        items = resolve(ctx=ctx, keys=keys, run_id=run_id, now=now)
+        response = Response(s.ResolveOut({"resolved_at": now, "items": [
+            {"key": r.key, "found": r.provenance is not None, "value": r.value, "provenance": r.provenance}
+            for r in items]}).data)
+        response["Server-Timing"] = f"resolve;dur={(time.perf_counter() - started) * 1000:.2f}"
+        return response
+
+
+class CompactView(APIView):
+    @extend_schema(summary="memory_compact: remove expired lines and the losing lines of duplicate keys",
+                   operation_id="elf_core_memory_compact", parameters=CONTEXT_HEADERS, request=s.CompactBody,
+                   responses={200: s.CompactOut, **ERROR_RESPONSES})
+    def post(self, request):
+        ctx = context_from_request(request)
+        data = validated(s.CompactBody, request.data)
+        run_id = run_id_or_400(data.get("run_id"), "$.run_id")
+        result, removed = compact(ctx=ctx, scope=MemoryScope(data["scope"]), run_id=run_id, actor=Source.SYSTEM)
+        return Response(s.CompactOut({"scope": data["scope"], "doc_version": result.doc.version if result else None,
+                                      "removed": removed, "audit_ids": result.audit_ids if result else []}).data)
+
+
+class UtterancesView(APIView):
+    @extend_schema(summary="Natural-language memory: 'remember that ...', 'from now on ...', 'set the reply tone "
+                   "to ...', 'change my preference to ...', 'forget ...'", operation_id="elf_core_memory_utterance",
+                   parameters=CONTEXT_HEADERS, request=s.UtteranceBody,
+                   responses={200: s.UtteranceOut, **ERROR_RESPONSES})
+    def post(self, request):
+        ctx = context_from_request(request)
+        data = validated(s.UtteranceBody, request.data)
+        run_id = run_id_or_400(data["run_id"], "$.run_id")
+        require_english([("$.text", data["text"], NATURAL)])
+        out = handle(ctx=ctx, run_id=run_id, text=data["text"], min_confidence=get_config().inferred_min_confidence)
+        return Response(s.UtteranceOut(out.__dict__).data)

@@ -1,0 +1,68 @@
+"""POLICY.md on the admin bind only (core-memory-markdown section 8): the tenant's raw policy, and upsert/delete
+of its entries. No public route reads or writes it; resolve reports a policy-decided value and nothing else."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from elf_kernel.api.english_fields import NATURAL, require_english
+from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
+from elf_kernel.api.validation import validated
+from elf_kernel.context import context_from_request
+from elf_kernel.errors import InvalidRequest
+
+from ..domain.vocabulary import MemoryScope, Source
+from ..services.entries import delete_entry, upsert_entry
+from . import serializers as s
+from .document_views import IF_MATCH, PUT_BODY, DocumentView
+from .entry_views import KEY_PATH, check_key, entry_of, scope_path, written
+from .markdown_io import MARKDOWN
+
+
+class PolicyView(DocumentView):
+    scope = MemoryScope.POLICY
+    actor = Source.ADMIN
+
+    @extend_schema(summary="The tenant's POLICY.md as text/markdown (admin bind only)",
+                   operation_id="elf_admin_core_memory_policy_get", parameters=CONTEXT_HEADERS,
+                   responses={(200, MARKDOWN): str, **ERROR_RESPONSES})
+    def get(self, request):
+        return self.read(request)
+
+    @extend_schema(summary="Replace the tenant's POLICY.md (admin bind only)", request=PUT_BODY,
+                   operation_id="elf_admin_core_memory_policy_put", parameters=CONTEXT_HEADERS + [IF_MATCH],
+                   responses={200: s.DocumentWriteOut, **ERROR_RESPONSES})
+    def put(self, request):
+        return self.replace(request)
+
+
+class PolicyEntriesView(APIView):
+    @extend_schema(summary="Upsert a POLICY.md entry (admin bind only)", operation_id="elf_admin_core_memory_upsert",
+                   parameters=CONTEXT_HEADERS, request=s.PolicyUpsertBody,
+                   responses={200: s.WriteOut, **ERROR_RESPONSES})
+    def post(self, request):
+        ctx = context_from_request(request)
+        data = validated(s.PolicyUpsertBody, request.data)
+        if data.get("reason"):
+            require_english([("$.reason", data["reason"], NATURAL)])
+        entry = entry_of(data)
+        result = upsert_entry(ctx=ctx, scope=MemoryScope.POLICY, entry=entry, run_id=None,
+                              reason=data.get("reason") or "policy upsert on the admin bind")
+        return Response(s.WriteOut(written(result, entry, "policy")).data)
+
+
+class PolicyEntryDetailView(APIView):
+    @extend_schema(summary="Delete a POLICY.md entry (admin bind only)", operation_id="elf_admin_core_memory_delete",
+                   parameters=CONTEXT_HEADERS + [scope_path(["policy"]), KEY_PATH],
+                   responses={200: s.DeleteOut, **ERROR_RESPONSES})
+    def delete(self, request, scope, key):
+        ctx = context_from_request(request)
+        if scope != "policy":
+            raise InvalidRequest("The admin route deletes policy entries: scope is policy.", ["$.path.scope"])
+        check_key(key)
+        result = delete_entry(ctx=ctx, scope=MemoryScope.POLICY, key=key, run_id=None, actor=Source.ADMIN,
+                              reason="policy delete on the admin bind")
+        return Response(s.DeleteOut({"scope": scope, "key": key, "doc_version": result.doc.version,
+                                     "audit_id": result.audit_ids[0]}).data)

@@ -1,0 +1,97 @@
+"""Core memory reads, always inside one workspace: the caller's tenant and project (POLICY.md: the tenant's),
+and one run for SESSION.md. No read crosses tenants; no public read returns policy beyond resolved values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+from django.db.models import QuerySet
+
+from elf_kernel.context import RequestContext
+
+from .domain.vocabulary import MemoryScope
+from .models import CoreMemoryAudit, CoreMemoryDocument, CoreMemoryPending, PendingStatus
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Where one document lives: (tenant, project) for PROFILE.md, plus a run for SESSION.md, the tenant alone
+    (project '') for POLICY.md."""
+
+    tenant_id: str
+    project_id: str
+    scope: MemoryScope
+    run_id: str
+
+    @classmethod
+    def of(cls, ctx: RequestContext, scope: MemoryScope, run_id: str | None = None) -> Workspace:
+        if scope is MemoryScope.POLICY:
+            return cls(ctx.tenant_id, "", scope, "")
+        return cls(ctx.tenant_id, ctx.project_id, scope, (run_id or "") if scope is MemoryScope.SESSION else "")
+
+    def filter(self) -> dict:
+        return {"tenant_id": self.tenant_id, "project_id": self.project_id, "scope": self.scope,
+                "run_id": self.run_id}
+
+
+def document(ws: Workspace) -> CoreMemoryDocument | None:
+    return CoreMemoryDocument.objects.filter(**ws.filter()).first()
+
+
+def run_audit(ctx: RequestContext, run_id: str) -> QuerySet[CoreMemoryAudit]:
+    """A run's audit rows in order, policy rows left out (they are the admin's)."""
+    return CoreMemoryAudit.objects.filter(tenant_id=ctx.tenant_id, project_id=ctx.project_id, run_id=run_id).exclude(
+        scope=MemoryScope.POLICY).order_by("audit_id")
+
+
+def pending_entries(ctx: RequestContext, run_id: str) -> QuerySet[CoreMemoryPending]:
+    return CoreMemoryPending.objects.filter(tenant_id=ctx.tenant_id, project_id=ctx.project_id, run_id=run_id,
+                                            status=PendingStatus.PENDING).order_by("created_at", "entry_id")
+
+
+def pending_entry(ctx: RequestContext, run_id: str, entry_id) -> CoreMemoryPending | None:
+    return CoreMemoryPending.objects.filter(tenant_id=ctx.tenant_id, project_id=ctx.project_id, run_id=run_id,
+                                            entry_id=entry_id).first()
+
+
+@dataclass(frozen=True)
+class LiveEntry:
+    scope: str
+    key: str
+    kind: str
+    value: str
+    priority: int
+    ttl: str
+    source: str
+    updated_at: datetime
+    expires_at: datetime | None
+    line_no: int
+
+
+# The live entries of the three documents that a workspace's run sees: the tenant's policy, the workspace's
+# profile and, with a run, that run's session. Expired entries (a passed expires_at, or session_end on an ended
+# run) never come back.
+_LIVE = """
+SELECT e.scope, e.key, e.kind, e.value, e.priority, e.ttl, e.source, e.updated_at, e.expires_at, e.line_no
+  FROM core_memory_entries e
+  JOIN core_memory_documents d ON d.doc_id = e.doc_id
+ WHERE e.tenant_id = %(tenant)s
+   AND ((e.scope = 'policy' AND e.project_id = '' AND e.run_id = '')
+     OR (e.scope = 'profile' AND e.project_id = %(project)s AND e.run_id = '')
+     OR (e.scope = 'session' AND e.project_id = %(project)s AND e.run_id = %(run)s AND %(run)s <> ''))
+   AND (e.expires_at IS NULL OR e.expires_at > %(now)s)
+   AND NOT (e.until_session_end AND d.run_ended_at IS NOT NULL)
+"""
+
+
+def live_entries(ctx: RequestContext, *, run_id: str | None, keys: list[str] | None, now: datetime) -> list[LiveEntry]:
+    params = {"tenant": ctx.tenant_id, "project": ctx.project_id, "run": run_id or "", "now": now}
+    sql = _LIVE
+    if keys is not None:
+        sql += "   AND e.key = ANY(%(keys)s)\n"
+        params["keys"] = keys
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return [LiveEntry(*row) for row in cur.fetchall()]

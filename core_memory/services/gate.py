@@ -1,0 +1,26 @@
+"""The service's boundary for core memory values: the English gate (values are prose, keys identifiers) and
+the shared secret detector (elf_domain.secrets), reported with the JSONPath of each failing field."""
+
+from __future__ import annotations
+
+from elf_domain.english_gate import FieldKind, collect_non_english, normalize
+from elf_domain.secrets import contains_secret
+from elf_kernel.errors import NonEnglishInput
+
+from .errors import RejectSecret
+
+Field = tuple[str, str, FieldKind]  # (JSONPath, text, how it is gated)
+
+
+def require_clean(fields: list[Field]) -> None:
+    """422 NON_ENGLISH_INPUT, else 422 REJECT_SECRET, naming every failing field."""
+    failing = collect_non_english(fields)
+    if failing:
+        raise NonEnglishInput(failing)
+    secret = [path for path, text, _ in fields if contains_secret(normalize(text))]
+    if secret:
+        raise RejectSecret(secret)
+
+
+def entry_fields(key: str, value: str, key_path: str, value_path: str) -> list[Field]:
+    return [(key_path, key, FieldKind.IDENTIFIER), (value_path, value, FieldKind.NATURAL)]

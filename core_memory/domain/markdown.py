@@ -199,13 +199,15 @@ def _entry(body: str, line_no: int, section: str | None, scope: MemoryScope) -> 
     source = raw.get("source")
     if source is not None and source not in set(Source):
         raise ParseError(line_no, "source", f"unknown source {source!r}; sources are {', '.join(Source)}")
+    if source == Source.ADMIN and scope is not MemoryScope.POLICY:
+        raise ParseError(line_no, "source", "source admin belongs to POLICY.md")
     updated_at = None
     if "updated_at" in raw:
         try:
             updated_at = parse_iso(raw["updated_at"])
         except ValueError as exc:
             raise ParseError(line_no, "updated_at", f"{raw['updated_at']!r} is not an ISO-8601 time: {exc}") from None
-    return Entry(key=key, value=value, kind=kind, priority=priority, ttl=ttl, source=source, updated_at=updated_at,
+    return Entry(key=key, value=value, kind=str(kind), priority=priority, ttl=ttl, source=source, updated_at=updated_at,
                  written=tuple(order))
 
 

@@ -1,8 +1,8 @@
 """elf-bench: benchmark commands that print numbers.
 
     elf-bench -c elf.toml            every part against a running ELF, bounded in time and count:
-                                     add-note, search, concurrency, graph, docs (the embedder and qdrant micro-benchmarks
-                                     need no running service and are separate)
+                                     add-note, search, concurrency, graph, docs, core-memory (the embedder and
+                                     qdrant micro-benchmarks need no running service and are separate)
     elf-bench NAME [options]         one part; elf-bench NAME --help for its options
 """
 
@@ -20,6 +20,7 @@ BENCHES = {
     "concurrency": "bench.concurrency_bench",
     "graph": "bench.graph_bench",
     "docs": "bench.docs_bench",
+    "core-memory": "bench.core_memory_bench",
 }
 # What `elf-bench -c FILE` runs, in order, with bounded sizes (every part also caps its own waiting time).
 ALL = (
@@ -28,6 +29,7 @@ ALL = (
     ("concurrency", ["--agents", "1,4,16,32", "--duration", "30", "--max-ops", "400"]),
     ("graph", ["--notes", "10000", "--facts", "20000", "--queries", "100"]),
     ("docs", ["--docs", "200", "--queries", "100", "--timeout", "1800"]),
+    ("core-memory", ["--n", "300"]),
 )
 
 

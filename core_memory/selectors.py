@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from django.db import connection
 from django.db.models import QuerySet
@@ -56,8 +57,9 @@ def pending_entry(ctx: RequestContext, run_id: str, entry_id) -> CoreMemoryPendi
                                             entry_id=entry_id).first()
 
 
-@dataclass(frozen=True)
-class LiveEntry:
+class Winner(NamedTuple):
+    """The entry that decides a key, its times already in the API's ISO form (UTC, "Z")."""
+
     scope: str
     key: str
     kind: str
@@ -65,16 +67,23 @@ class LiveEntry:
     priority: int
     ttl: str
     source: str
-    updated_at: datetime
-    expires_at: datetime | None
-    line_no: int
+    updated_at: str
+    expires_at: str | None
 
 
-# The live entries of the three documents that a workspace's run sees: the tenant's policy, the workspace's
-# profile and, with a run, that run's session. Expired entries (a passed expires_at, or session_end on an ended
-# run) never come back.
-_LIVE = """
-SELECT e.scope, e.key, e.kind, e.value, e.priority, e.ttl, e.source, e.updated_at, e.expires_at, e.line_no
+def _iso(column: str) -> str:
+    # The API's date-time form (as DRF renders it): UTC, microseconds only when there are any, then "Z".
+    return (f"regexp_replace(to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US'), "
+            "'\\.000000$', '') || 'Z'")
+
+
+# The winning live entry of each key among the three documents a workspace's run sees: the tenant's policy, the
+# workspace's profile and, with a run, that run's session. Expired entries (a passed expires_at, or session_end
+# on an ended run) never come back. The ORDER BY is domain.precedence.rank in SQL (Policy > Profile > Session,
+# then priority, updated_at, the later line); tests/test_core_memory_resolve_rule.py holds the two equal.
+_WINNERS = f"""
+SELECT DISTINCT ON (e.key) e.scope, e.key, e.kind, e.value, e.priority, e.ttl, e.source,
+       {_iso("e.updated_at")}, CASE WHEN e.expires_at IS NULL THEN NULL ELSE {_iso("e.expires_at")} END
   FROM core_memory_entries e
   JOIN core_memory_documents d ON d.doc_id = e.doc_id
  WHERE e.tenant_id = %(tenant)s
@@ -83,15 +92,18 @@ SELECT e.scope, e.key, e.kind, e.value, e.priority, e.ttl, e.source, e.updated_a
      OR (e.scope = 'session' AND e.project_id = %(project)s AND e.run_id = %(run)s AND %(run)s <> ''))
    AND (e.expires_at IS NULL OR e.expires_at > %(now)s)
    AND NOT (e.until_session_end AND d.run_ended_at IS NOT NULL)
+   {{keys}}
+ ORDER BY e.key, CASE e.scope WHEN 'policy' THEN 0 WHEN 'profile' THEN 1 ELSE 2 END, e.priority DESC,
+          e.updated_at DESC, e.line_no DESC
 """
 
 
-def live_entries(ctx: RequestContext, *, run_id: str | None, keys: list[str] | None, now: datetime) -> list[LiveEntry]:
+def winners(ctx: RequestContext, *, run_id: str | None, keys: list[str] | None, now: datetime) -> list[Winner]:
+    """The deciding entry of each live key (of ``keys`` when given), sorted by key."""
     params = {"tenant": ctx.tenant_id, "project": ctx.project_id, "run": run_id or "", "now": now}
-    sql = _LIVE
     if keys is not None:
-        sql += "   AND e.key = ANY(%(keys)s)\n"
         params["keys"] = keys
+    sql = _WINNERS.replace("{keys}", "AND e.key = ANY(%(keys)s)" if keys is not None else "")
     with connection.cursor() as cur:
         cur.execute(sql, params)
-        return [LiveEntry(*row) for row in cur.fetchall()]
+        return [Winner(*row) for row in cur.fetchall()]

@@ -113,7 +113,14 @@ SPECTACULAR_SETTINGS = {
     "ENUM_GENERATE_CHOICE_DESCRIPTION": False,
     # "status" names two choice sets (health's and a graph predicate's): a fixed name for the predicate's keeps
     # drf-spectacular from inventing a hashed one.
-    "ENUM_NAME_OVERRIDES": {"PredicateStatusEnum": "graph.api.predicate_serializers.STATUSES"},
+    "ENUM_NAME_OVERRIDES": {
+        "PredicateStatusEnum": "graph.api.predicate_serializers.STATUSES",
+        # core memory's own "scope" and "op" choice sets, kept apart from the notes' ones
+        "CoreMemoryScopeEnum": "core_memory.api.serializers.PUBLIC_SCOPES",
+        "CoreMemoryPolicyScopeEnum": "core_memory.api.serializers.POLICY_SCOPES",
+        "CoreMemoryAnyScopeEnum": "core_memory.api.serializers.ALL_SCOPES",
+        "UtteranceOpEnum": "core_memory.api.serializers.UTTERANCE_OPS",
+    },
     # Swagger UI assets ship in the drf-spectacular-sidecar wheel: nothing is fetched from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

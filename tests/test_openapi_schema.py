@@ -57,3 +57,20 @@ def test_query_parameters_are_the_query_serializers_and_strict_ones_are_marked(d
 def test_enum_descriptions_do_not_repeat_the_choices(docs):
     mode = docs["public"]["components"]["schemas"]["SearchBodyRequest"]["properties"]["mode"]
     assert "* `quick_find`" not in mode.get("description", "")
+
+
+def test_core_memory_routes_are_documented_and_policy_is_only_in_the_admin_document(docs):
+    public, admin = docs["public"]["paths"], docs["admin"]["paths"]
+    for path in ("/v2/core-memory/entries", "/v2/core-memory/resolve", "/v2/core-memory/compact",
+                 "/v2/core-memory/utterances", "/v2/core-memory/profile.md", "/v2/core-memory/runs/{run_id}/session.md",
+                 "/v2/core-memory/runs/{run_id}/end", "/v2/core-memory/runs/{run_id}/audit.jsonl",
+                 "/v2/core-memory/runs/{run_id}/memory/pending"):
+        assert path in public, path
+    assert not [p for p in public if "policy" in p] and "/v2/admin/core-memory/policy.md" in admin
+    profile = public["/v2/core-memory/profile.md"]
+    assert set(profile["put"]["requestBody"]["content"]) == {"text/markdown", "application/json"}
+    assert "text/markdown" in profile["get"]["responses"]["200"]["content"]
+    upsert = docs["public"]["components"]["schemas"]["UpsertBodyRequest"]
+    scope = upsert["properties"]["scope"]["allOf"][0]["$ref"].rsplit("/", 1)[1]
+    assert upsert["additionalProperties"] is False and scope == "CoreMemoryScopeEnum"
+    assert docs["public"]["components"]["schemas"][scope]["enum"] == ["profile", "session"]

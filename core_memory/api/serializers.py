@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from elf_kernel.api.fast_output import FastOutput
 from elf_kernel.api.strict import StrictSerializer
 
 from ..domain.markdown import KEY_RE
 from ..domain.vocabulary import MAX_KEY_CHARS, MAX_PRIORITY, MAX_VALUE_CHARS, MIN_PRIORITY, Kind, Source
 
 PUBLIC_SCOPES = ("profile", "session")
+POLICY_SCOPES = ("policy",)
+ALL_SCOPES = ("policy", "profile", "session")
+UTTERANCE_OPS = ("upsert", "pending", "delete", "none")
 PUBLIC_SOURCES = (Source.USER_EXPLICIT, Source.USER_INFERRED, Source.SYSTEM)
 MAX_RESOLVE_KEYS = 500
 RUN_ID_HELP = "the run (session) id: SESSION.md belongs to it; 1-128 visible ASCII characters"
@@ -44,7 +48,7 @@ class UpsertBody(StrictSerializer):
 
 
 class PolicyUpsertBody(StrictSerializer):
-    scope = serializers.ChoiceField(choices=["policy"])
+    scope = serializers.ChoiceField(choices=POLICY_SCOPES)
     kind = serializers.ChoiceField(choices=[k.value for k in Kind], default=Kind.CONSTRAINT.value)
     key = key_field()
     value = OneLine(max_length=MAX_VALUE_CHARS)
@@ -81,8 +85,8 @@ class ResolveBody(StrictSerializer):
     run_id = serializers.CharField(required=False, max_length=128, help_text=RUN_ID_HELP + "; omit for no session")
 
 
-class ProvenanceOut(serializers.Serializer):
-    scope = serializers.ChoiceField(choices=["policy", "profile", "session"])
+class ProvenanceOut(FastOutput):
+    scope = serializers.ChoiceField(choices=ALL_SCOPES)
     kind = serializers.CharField(allow_null=True)
     priority = serializers.IntegerField(allow_null=True)
     updated_at = serializers.DateTimeField(allow_null=True)
@@ -91,7 +95,7 @@ class ProvenanceOut(serializers.Serializer):
     expires_at = serializers.DateTimeField(allow_null=True)
 
 
-class ResolvedOut(serializers.Serializer):
+class ResolvedOut(FastOutput):
     key = serializers.CharField()
     found = serializers.BooleanField()
     value = serializers.CharField(allow_null=True)
@@ -99,7 +103,7 @@ class ResolvedOut(serializers.Serializer):
                                "policy-decided key only scope=policy")
 
 
-class ResolveOut(serializers.Serializer):
+class ResolveOut(FastOutput):
     items = ResolvedOut(many=True)
     resolved_at = serializers.DateTimeField()
 
@@ -182,7 +186,7 @@ class DeletionOut(serializers.Serializer):
 
 
 class UtteranceOut(serializers.Serializer):
-    op = serializers.ChoiceField(choices=["upsert", "pending", "delete", "none"])
+    op = serializers.ChoiceField(choices=UTTERANCE_OPS)
     trigger = serializers.CharField(allow_null=True)
     confidence = serializers.FloatField()
     explanation = serializers.CharField()

@@ -6,15 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from .vocabulary import SCOPE_RANK, MemoryScope
 
 PRIORITY, UPDATED_AT, LAST_WRITE = "priority", "updated_at", "last_write"
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """One live (unexpired) entry competing for its key."""
+class Candidate(NamedTuple):
+    """One live (unexpired) entry competing for its key (a tuple: resolve builds hundreds per request)."""
 
     scope: MemoryScope
     key: str

@@ -9,7 +9,7 @@ from django.db.models.functions import Now
 
 from elf_kernel.model_bases import choices_of
 
-from .domain.vocabulary import Kind, MemoryScope, Source
+from .domain.vocabulary import FILE_NAMES, Kind, MemoryScope, Source
 
 
 class PendingStatus(models.TextChoices):
@@ -36,7 +36,7 @@ class CoreMemoryDocument(models.Model):
         verbose_name = "core memory document"
 
     def __str__(self) -> str:
-        name = {"policy": "POLICY.md", "profile": "PROFILE.md", "session": "SESSION.md"}[self.scope]
+        name = FILE_NAMES[MemoryScope(self.scope)]
         where = self.tenant_id if self.scope == "policy" else f"{self.tenant_id}/{self.project_id}"
         return f"{name} of {where}" + (f" run {self.run_id}" if self.run_id else "") + f" (v{self.version})"
 

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
 from elf_kernel.context import context_from_request
 
-from ..domain.vocabulary import MemoryScope, Source
+from ..domain.vocabulary import FILE_NAMES, MemoryScope, Source
 from ..selectors import Workspace, pending_entries, run_audit
 from ..services.documents import current_text
 from ..services.entries import end_run, put_document
@@ -59,7 +59,7 @@ class DocumentView(APIView):
     def replace(self, request, run_id: str | None = None) -> Response:
         ctx, ws = self.workspace(request, run_id)
         expected = if_match(request)
-        name = {"profile": "PROFILE.md", "session": "SESSION.md", "policy": "POLICY.md"}[self.scope]
+        name = FILE_NAMES[self.scope]
         result = put_document(ctx=ctx, scope=self.scope, run_id=ws.run_id or None, text=body_text(request),
                               actor=self.actor, reason=f"{name} edited (PUT) by agent {ctx.agent_id}",
                               if_version=expected)

@@ -57,7 +57,7 @@ def upsert_entry(*, ctx: RequestContext, scope: MemoryScope, entry: EntryInput, 
     def edit(doc: Document, now: datetime) -> Edit:
         new = Entry(key=entry.key, value=entry.value, kind=entry.kind, priority=entry.priority, ttl=entry.ttl,
                     source=entry.source, updated_at=now)
-        after, removed = markdown.upsert(doc, new)
+        after, _ = markdown.upsert(doc, new)
         old = _effective_value(doc, scope, entry.key, now)
         return Edit(after, [AuditSpec(op, entry.key, old, entry.value, reason)])
 

@@ -128,6 +128,12 @@ def test_session_end_expires_when_the_run_ends(svc, t):
     assert call(svc, "POST", "/v2/core-memory/runs/r9/end", t).json()["already_ended"] is True
     closed = upsert(svc, t, "task.goal", "again", scope="session", kind="fact", run_id="r9")
     assert closed.status_code == 409 and closed.json()["error_code"] == "RUN_ENDED"
+    text = call(svc, "GET", "/v2/core-memory/runs/r9/session.md", t).text
+    same = call(svc, "PUT", "/v2/core-memory/runs/r9/session.md", t, data=text, headers={"Content-Type": "text/markdown"})
+    assert same.status_code == 200 and same.json()["changed"] is False  # re-saving it unchanged is no write
+    edited = call(svc, "PUT", "/v2/core-memory/runs/r9/session.md", t, data=text + "- key:x | value:y\n",
+                  headers={"Content-Type": "text/markdown"})
+    assert edited.status_code == 409 and edited.json()["error_code"] == "RUN_ENDED"
     ops = [a["op"] for a in audit(svc, t, "r9")]
     assert ops[-2:] == ["end_run", "expire"]
     c = call(svc, "POST", "/v2/core-memory/compact", t, json={"scope": "session", "run_id": "r9"})

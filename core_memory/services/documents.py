@@ -109,9 +109,6 @@ def write(ws: Workspace, edit: Callable[[Document, datetime], Edit], *, actor: s
     if if_version is not None and if_version != row.version:
         raise VersionConflict(f"The document is at version {row.version}, not {if_version} (If-Match).",
                               ["$.headers.If-Match"])
-    if row.run_ended_at is not None and not allow_ended:
-        raise RunEnded(f"Run {ws.run_id} was ended at {row.run_ended_at.isoformat()}; its SESSION.md is closed.",
-                       ["$.run_id"])
     try:
         before = parsed(row, ws.scope)
     except ParseError as exc:  # a stored document always parses; this is a bug, not the caller's fault
@@ -128,6 +125,9 @@ def write(ws: Workspace, edit: Callable[[Document, datetime], Edit], *, actor: s
     changed = text != (row.content or render(empty_document(ws.scope))) or row.version == 0
     if not changed and not result.audits:
         return WriteResult(row, [], False)
+    if row.run_ended_at is not None and not allow_ended:
+        raise RunEnded(f"Run {ws.run_id} was ended at {row.run_ended_at.isoformat()}; its SESSION.md is closed.",
+                       ["$.run_id"])
     audits = list(result.audits)
     audits += [AuditSpec("tie_break", t.key, t.loser.value, t.winner.value, t.reason())
                for t in tie_breaks(candidates(result.doc, ws.scope, now))

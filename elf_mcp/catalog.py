@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from .admin_tools import admin_tools
+from .core_memory_tools import admin_core_memory_tools, core_memory_tools
 from .public_tools import public_tools
 from .tool_spec import ToolSpec
 
 
 def all_tools() -> list[ToolSpec]:
-    return public_tools() + admin_tools()
+    return public_tools() + core_memory_tools() + admin_tools() + admin_core_memory_tools()

@@ -90,9 +90,16 @@ async def forward(client: httpx2.AsyncClient, upstream: Upstream, spec: ToolSpec
     return _from_response(response)
 
 
+def _is_json(response: httpx2.Response) -> bool:
+    media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    return media_type == "application/json" or media_type.endswith("+json")
+
+
 def _from_response(response: httpx2.Response) -> types.CallToolResult:
+    # A success body of another media type (text/markdown, JSON lines) is passed through as text, even when it
+    # happens to parse as JSON (a one-line JSON lines body does).
     try:
-        payload = response.json()
+        payload = response.json() if _is_json(response) or not response.is_success else None
     except ValueError:
         payload = None
     if response.is_success:

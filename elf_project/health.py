@@ -14,6 +14,8 @@ from rest_framework.views import APIView
 
 from elf_kernel.runtime import get_config
 
+HEALTH_STATUSES = ("ok", "unavailable")  # pinned to StatusEnum in the OpenAPI documents (settings)
+
 PROBE_TIMEOUT_S = 2
 
 
@@ -56,7 +58,7 @@ def run_checks() -> dict[str, str]:
 _HealthSerializer = inline_serializer(
     "Health",
     {
-        "status": serializers.ChoiceField(choices=["ok", "unavailable"]),
+        "status": serializers.ChoiceField(choices=HEALTH_STATUSES),
         "down": serializers.ListField(child=serializers.CharField()),
         "checks": serializers.DictField(child=serializers.CharField()),
     },

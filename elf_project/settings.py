@@ -120,6 +120,14 @@ SPECTACULAR_SETTINGS = {
         "CoreMemoryPolicyScopeEnum": "core_memory.api.serializers.POLICY_SCOPES",
         "CoreMemoryAnyScopeEnum": "core_memory.api.serializers.ALL_SCOPES",
         "UtteranceOpEnum": "core_memory.api.serializers.UTTERANCE_OPS",
+        "CoreMemoryWriteStatusEnum": "core_memory.api.serializers.WRITE_STATUSES",
+        "CoreMemoryKindEnum": "core_memory.api.serializers.KINDS",
+        "CoreMemorySourceEnum": "core_memory.api.serializers.PUBLIC_SOURCE_VALUES",
+        "CoreMemoryAdminSourceEnum": "core_memory.api.serializers.ADMIN_SOURCES",
+        # the names these sets had before core memory added choice sets of the same field names
+        "OpEnum": "memory.api.note_serializers.NOTE_OPS",
+        "ScopeEnum": "docs_ext.api.serializers.SCOPES",
+        "StatusEnum": "elf_project.health.HEALTH_STATUSES",
     },
     # Swagger UI assets ship in the drf-spectacular-sidecar wheel: nothing is fetched from a CDN.
     "SWAGGER_UI_DIST": "SIDECAR",

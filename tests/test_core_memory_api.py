@@ -106,7 +106,7 @@ def test_policy_is_admin_bind_only(svc, t):
         assert r.status_code == 404 and "policy.no_secrets" not in r.text
     assert call(svc, "PUT", "/v2/admin/core-memory/policy.md", t, data="# POLICY\n").status_code == 404
     denied = upsert(svc, t, "policy.no_secrets", "false", scope="policy")
-    assert denied.status_code == 400 and denied.json()["fields"] == ["$.scope"]
+    assert denied.status_code == 403 and denied.json()["fields"] == ["$.scope"]
     assert call(svc, "DELETE", "/v2/core-memory/entries/policy/policy.no_secrets", t).status_code == 403
     admin_get = call(svc, "GET", "/v2/admin/core-memory/policy.md", t, admin=True)
     assert admin_get.status_code == 200 and "policy.no_secrets" in admin_get.text
@@ -187,6 +187,13 @@ def test_malformed_markdown_is_422_naming_line_and_field_and_stores_nothing(svc,
                  headers={"Content-Type": "text/markdown", "If-Match": '"0"'})
     assert stale.status_code == 412 and stale.json()["error_code"] == "VERSION_CONFLICT"
     assert call(svc, "PUT", PROFILE, t, data=b"\xff\xfe", headers={"Content-Type": "text/markdown"}).status_code == 400
+    as_json = call(svc, "GET", PROFILE + "?format=json", t).json()
+    assert as_json == {"scope": "profile", "run_id": None, "markdown": good, "version": 1, "run_ended": False}
+    moved = call(svc, "PUT", PROFILE, t, json={"markdown": good + "- key:z | value:three\r\n", "if_version": 0})
+    assert moved.status_code == 412 and moved.json()["fields"] == ["$.headers.If-Match"]
+    ok = call(svc, "PUT", PROFILE, t, json={"markdown": good + "- key:z | value:three\r\n", "if_version": 1})
+    assert ok.status_code == 200 and ok.json()["doc_version"] == 2
+    assert call(svc, "GET", PROFILE + "?format=yaml", t).json()["fields"] == ["$.query.format"]
 
 
 def test_concurrent_upserts_of_one_key_leave_one_document_and_two_audit_rows(svc, t):

@@ -36,6 +36,13 @@ ADMIN_READBACKS = {"elf_admin_traces_recent", "elf_admin_trace_get", "elf_admin_
                    "elf_admin_trajectory_get", "elf_admin_trace_item_get", "elf_admin_searches_raw"}
 GRAPH_ADMIN = {"elf_admin_graph_predicates_list", "elf_admin_graph_predicate_patch",
                "elf_admin_graph_predicate_aliases_add", "elf_admin_graph_predicate_aliases_list"}
+CORE_MEMORY = {"elf_core_memory_upsert", "elf_core_memory_delete", "elf_core_memory_resolve", "elf_core_memory_compact",
+               "elf_core_memory_utterance", "elf_core_memory_profile_get", "elf_core_memory_profile_put",
+               "elf_core_memory_session_get", "elf_core_memory_session_put", "elf_core_memory_run_end",
+               "elf_core_memory_audit", "elf_core_memory_pending_list", "elf_core_memory_pending_confirm",
+               "elf_core_memory_pending_reject"}
+CORE_MEMORY_ADMIN = {"elf_admin_core_memory_policy_get", "elf_admin_core_memory_policy_put",
+                     "elf_admin_core_memory_upsert", "elf_admin_core_memory_delete"}
 # API operations deliberately without a tool: an echo for curl checks, and an operator's maintenance job.
 NOT_TOOLS = {("GET", "/v2/context"), ("POST", "/v2/admin/qdrant/rebuild")}
 TOOLS = all_tools()
@@ -58,7 +65,8 @@ def _resolve(doc: dict, schema: dict) -> dict:
 
 
 def test_tool_names_cover_spec_section_17_and_the_extras():
-    assert {t.name for t in TOOLS} == SPEC_SECTION_17 | SHARING | ADMIN_READBACKS | GRAPH | GRAPH_ADMIN | DOCS
+    assert {t.name for t in TOOLS} == (SPEC_SECTION_17 | SHARING | ADMIN_READBACKS | GRAPH | GRAPH_ADMIN | DOCS
+                                       | CORE_MEMORY | CORE_MEMORY_ADMIN)
     assert len(TOOLS) == len({t.name for t in TOOLS})
 
 
@@ -89,7 +97,8 @@ def test_tool_arguments_are_the_operations_parameters_and_body(openapi, tool):
             assert (mine.get("type"), mine.get("format")) == (api.get("type"), api.get("format")), p["name"]
             assert sorted(mine.get("enum", [])) == sorted(api.get("enum", [])), p["name"]
     if tool.method in BODY_METHODS:
-        body = _resolve(openapi[tool.bind], op["requestBody"]["content"]["application/json"]["schema"])
+        body = (_resolve(openapi[tool.bind], op["requestBody"]["content"]["application/json"]["schema"])
+                if "requestBody" in op else {"properties": {}})  # a bodiless POST (e.g. ending a run)
         assert props - path_names == set(body["properties"])
         assert set(schema.get("required", [])) - path_names == set(body.get("required", []))
     else:
@@ -141,8 +150,8 @@ def test_strict_query_and_open_query_tools():
 
 
 # Anything that decides about content, and Django itself; the MCP adapter imports none of them.
-POLICY_MODULES = ("memory", "search", "traces", "graph", "docs_ext", "elf_kernel", "elf_infra", "elf_project",
-                  "django", "rest_framework", "drf_spectacular")
+POLICY_MODULES = ("memory", "search", "traces", "graph", "docs_ext", "core_memory", "elf_kernel", "elf_infra",
+                  "elf_project", "django", "rest_framework", "drf_spectacular")
 
 
 def _policy(name: str) -> bool:
@@ -176,7 +185,7 @@ from elf_mcp.catalog import all_tools
 from elf_mcp.main import main
 assert main(["-c", sys.argv[1]]) == 0
 tools = all_tools()
-assert len(tools) == 40 and all(t.mcp_tool().input_schema for t in tools)
+assert len(tools) == 58 and all(t.mcp_tool().input_schema for t in tools)
 print(json.dumps(sorted(sys.modules)))
 """
 

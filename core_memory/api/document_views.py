@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
+from elf_kernel.api.validation import validated
 from elf_kernel.context import context_from_request
 
 from ..domain.vocabulary import FILE_NAMES, MemoryScope, Source
@@ -37,10 +38,13 @@ ENTRY_PATH = OpenApiParameter("entry_id", OpenApiTypes.UUID, OpenApiParameter.PA
 IF_MATCH = OpenApiParameter("If-Match", str, OpenApiParameter.HEADER, required=False,
                             description="the version (ETag) you edited; 412 VERSION_CONFLICT when it moved on")
 PUT_BODY = {MARKDOWN: OpenApiTypes.STR, "application/json": s.MarkdownBody}
+# GET answers the raw text, or with ?format=json the text and its version (what an MCP client can read).
+DOCUMENT_GET = {(200, MARKDOWN): OpenApiTypes.STR, (200, "application/json"): s.DocumentOut, **ERROR_RESPONSES}
 
 
 class DocumentView(APIView):
-    """GET and PUT of one markdown document; subclasses name the scope and how the run is found."""
+    # GET and PUT of one markdown document; subclasses name the scope (a comment, not a docstring: drf-spectacular
+    # would publish a docstring as every operation's description).
 
     parser_classes = DOCUMENT_PARSERS
     content_negotiation_class = FirstRenderer
@@ -53,14 +57,21 @@ class DocumentView(APIView):
 
     def read(self, request, run_id: str | None = None) -> HttpResponse:
         _, ws = self.workspace(request, run_id)
-        text, version, _ = current_text(ws)
+        as_json = validated(s.DocumentQuery, request.query_params.dict(), "$.query")["format"] == "json"
+        text, version, ended = current_text(ws)
+        if as_json:
+            return Response(s.DocumentOut({"scope": self.scope, "run_id": ws.run_id or None, "markdown": text,
+                                           "version": version, "run_ended": ended}).data)
         return markdown_response(text, version)
 
     def replace(self, request, run_id: str | None = None) -> Response:
         ctx, ws = self.workspace(request, run_id)
+        text, body_version = body_text(request)
         expected = if_match(request)
+        if expected is None:
+            expected = body_version
         name = FILE_NAMES[self.scope]
-        result = put_document(ctx=ctx, scope=self.scope, run_id=ws.run_id or None, text=body_text(request),
+        result = put_document(ctx=ctx, scope=self.scope, run_id=ws.run_id or None, text=text,
                               actor=self.actor, reason=f"{name} edited (PUT) by agent {ctx.agent_id}",
                               if_version=expected)
         return Response(s.DocumentWriteOut({
@@ -72,7 +83,7 @@ class ProfileView(DocumentView):
     scope = MemoryScope.PROFILE
 
     @extend_schema(summary="PROFILE.md as text/markdown (ETag: its version)", operation_id="elf_core_memory_profile_get",
-                   parameters=CONTEXT_HEADERS, responses={(200, MARKDOWN): OpenApiTypes.STR, **ERROR_RESPONSES})
+                   parameters=CONTEXT_HEADERS + [s.DocumentQuery], responses=DOCUMENT_GET)
     def get(self, request):
         return self.read(request)
 
@@ -87,8 +98,8 @@ class SessionView(DocumentView):
     scope = MemoryScope.SESSION
 
     @extend_schema(summary="A run's SESSION.md as text/markdown (ETag: its version)",
-                   operation_id="elf_core_memory_session_get", parameters=CONTEXT_HEADERS + [RUN_PATH],
-                   responses={(200, MARKDOWN): OpenApiTypes.STR, **ERROR_RESPONSES})
+                   operation_id="elf_core_memory_session_get", parameters=CONTEXT_HEADERS + [RUN_PATH, s.DocumentQuery],
+                   responses=DOCUMENT_GET)
     def get(self, request, run_id):
         return self.read(request, run_id)
 
@@ -126,7 +137,7 @@ class AuditView(APIView):
 
 
 class PendingView(APIView):
-    @extend_schema(summary="A run's inferred entries waiting for confirmation", operation_id="elf_core_memory_pending",
+    @extend_schema(summary="A run's inferred entries waiting for confirmation", operation_id="elf_core_memory_pending_list",
                    parameters=CONTEXT_HEADERS + [RUN_PATH], responses={200: s.PendingListOut, **ERROR_RESPONSES})
     def get(self, request, run_id):
         ctx = context_from_request(request)

@@ -49,6 +49,8 @@ class EntriesView(APIView):
                    request=s.UpsertBody, responses={200: s.WriteOut, 202: s.WriteOut, **ERROR_RESPONSES})
     def post(self, request):
         ctx = context_from_request(request)
+        if isinstance(request.data, dict) and request.data.get("scope") == "policy":
+            raise ScopeDenied("POLICY.md is written only on the admin bind.", ["$.scope"])
         data = validated(s.UpsertBody, request.data)
         run_id = run_id_or_400(data.get("run_id"), "$.run_id")
         scope, entry = MemoryScope(data["scope"]), entry_of(data)

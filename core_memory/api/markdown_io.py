@@ -9,7 +9,10 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import BaseParser, JSONParser
 
 from elf_config.identifiers import identifier_problem
+from elf_kernel.api.validation import validated
 from elf_kernel.errors import InvalidRequest
+
+from .serializers import MarkdownBody
 
 MARKDOWN = "text/markdown"
 JSON_LINES = "application/x-ndjson"
@@ -51,16 +54,14 @@ def markdown_response(text: str, version: int) -> HttpResponse:
     return response
 
 
-def body_text(request) -> str:
-    """The document of a PUT: a text/markdown or text/plain body, or JSON {"markdown": ...}."""
+def body_text(request) -> tuple[str, int | None]:
+    """The document of a PUT and the version it was edited from: a text/markdown or text/plain body (the version
+    then comes from If-Match), or JSON {"markdown": ..., "if_version": ...}."""
     data = request.data
     if isinstance(data, str):
-        return data
-    from elf_kernel.api.validation import validated
-
-    from .serializers import MarkdownBody
-
-    return validated(MarkdownBody, data)["markdown"]
+        return data, None
+    body = validated(MarkdownBody, data)
+    return body["markdown"], body.get("if_version")
 
 
 def if_match(request) -> int | None:

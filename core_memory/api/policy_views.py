@@ -16,9 +16,8 @@ from elf_kernel.errors import InvalidRequest
 from ..domain.vocabulary import MemoryScope, Source
 from ..services.entries import delete_entry, upsert_entry
 from . import serializers as s
-from .document_views import IF_MATCH, PUT_BODY, DocumentView
+from .document_views import DOCUMENT_GET, IF_MATCH, PUT_BODY, DocumentView
 from .entry_views import KEY_PATH, check_key, entry_of, scope_path, written
-from .markdown_io import MARKDOWN
 
 
 class PolicyView(DocumentView):
@@ -26,8 +25,8 @@ class PolicyView(DocumentView):
     actor = Source.ADMIN
 
     @extend_schema(summary="The tenant's POLICY.md as text/markdown (admin bind only)",
-                   operation_id="elf_admin_core_memory_policy_get", parameters=CONTEXT_HEADERS,
-                   responses={(200, MARKDOWN): str, **ERROR_RESPONSES})
+                   operation_id="elf_admin_core_memory_policy_get", parameters=CONTEXT_HEADERS + [s.DocumentQuery],
+                   responses=DOCUMENT_GET)
     def get(self, request):
         return self.read(request)
 

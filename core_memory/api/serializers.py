@@ -14,7 +14,10 @@ PUBLIC_SCOPES = ("profile", "session")
 POLICY_SCOPES = ("policy",)
 ALL_SCOPES = ("policy", "profile", "session")
 UTTERANCE_OPS = ("upsert", "pending", "delete", "none")
-PUBLIC_SOURCES = (Source.USER_EXPLICIT, Source.USER_INFERRED, Source.SYSTEM)
+WRITE_STATUSES = ("written", "pending")
+ADMIN_SOURCES = (Source.ADMIN.value,)
+KINDS = tuple(k.value for k in Kind)
+PUBLIC_SOURCE_VALUES = (Source.USER_EXPLICIT.value, Source.USER_INFERRED.value, Source.SYSTEM.value)
 MAX_RESOLVE_KEYS = 500
 RUN_ID_HELP = "the run (session) id: SESSION.md belongs to it; 1-128 visible ASCII characters"
 
@@ -34,13 +37,13 @@ class OneLine(serializers.CharField):
 
 class UpsertBody(StrictSerializer):
     scope = serializers.ChoiceField(choices=PUBLIC_SCOPES, help_text="profile (lasting) or session (one run)")
-    kind = serializers.ChoiceField(choices=[k.value for k in Kind])
+    kind = serializers.ChoiceField(choices=KINDS)
     key = key_field()
     value = OneLine(max_length=MAX_VALUE_CHARS, help_text="English, one line")
     priority = serializers.IntegerField(min_value=MIN_PRIORITY, max_value=MAX_PRIORITY, default=50)
     ttl = serializers.CharField(default="none", max_length=64,
                                 help_text="none | a duration (30m, 8h, 7d) | an ISO-8601 time | session_end")
-    source = serializers.ChoiceField(choices=[s.value for s in PUBLIC_SOURCES],
+    source = serializers.ChoiceField(choices=PUBLIC_SOURCE_VALUES,
                                      help_text="user_inferred is staged as pending until confirmed")
     run_id = serializers.CharField(required=False, max_length=128, help_text=RUN_ID_HELP + " (required for "
                                    "session and user_inferred; on profile writes it files the audit row under the run)")
@@ -49,17 +52,17 @@ class UpsertBody(StrictSerializer):
 
 class PolicyUpsertBody(StrictSerializer):
     scope = serializers.ChoiceField(choices=POLICY_SCOPES)
-    kind = serializers.ChoiceField(choices=[k.value for k in Kind], default=Kind.CONSTRAINT.value)
+    kind = serializers.ChoiceField(choices=KINDS, default=Kind.CONSTRAINT.value)
     key = key_field()
     value = OneLine(max_length=MAX_VALUE_CHARS)
     priority = serializers.IntegerField(min_value=MIN_PRIORITY, max_value=MAX_PRIORITY, default=100)
     ttl = serializers.CharField(default="none", max_length=64)
-    source = serializers.ChoiceField(choices=[Source.ADMIN.value], default=Source.ADMIN.value)
+    source = serializers.ChoiceField(choices=ADMIN_SOURCES, default=Source.ADMIN.value)
     reason = serializers.CharField(required=False, max_length=500)
 
 
 class WriteOut(serializers.Serializer):
-    status = serializers.ChoiceField(choices=["written", "pending"])
+    status = serializers.ChoiceField(choices=WRITE_STATUSES)
     scope = serializers.CharField()
     key = serializers.CharField()
     value = serializers.CharField()
@@ -129,6 +132,21 @@ class CompactOut(serializers.Serializer):
 class MarkdownBody(StrictSerializer):
     markdown = serializers.CharField(trim_whitespace=False, allow_blank=True,
                                      help_text="the whole document (or send it raw as text/markdown)")
+    if_version = serializers.IntegerField(required=False, min_value=0, help_text="the version you edited (from a "
+                                          "GET with format=json); 412 VERSION_CONFLICT when it moved on")
+
+
+class DocumentQuery(StrictSerializer):
+    format = serializers.ChoiceField(choices=("markdown", "json"), default="markdown",
+                                     help_text="json: {markdown, version, run_ended} instead of the raw text")
+
+
+class DocumentOut(serializers.Serializer):
+    scope = serializers.CharField()
+    run_id = serializers.CharField(allow_null=True)
+    markdown = serializers.CharField(trim_whitespace=False)
+    version = serializers.IntegerField(help_text="0 for a document never written (its empty form)")
+    run_ended = serializers.BooleanField()
 
 
 class DocumentWriteOut(serializers.Serializer):

@@ -15,6 +15,9 @@ MAX_SOURCE_REF_BYTES = 16384
 SCOPE_ALIASES = {"team_shared": "project_shared"}
 
 
+# The op of a note result (a named constant: the OpenAPI enum is pinned to it in settings).
+NOTE_OPS = ("ADD", "UPDATE", "NONE", "DELETE", "REJECTED")
+
 class EntitySerializer(StrictSerializer):
     canonical = serializers.CharField(allow_null=True, required=False)
     kind = serializers.CharField(allow_null=True, required=False)
@@ -92,7 +95,7 @@ class IngestNotesSerializer(StrictSerializer):
 
 class NoteResultSerializer(serializers.Serializer):
     note_id = serializers.UUIDField(allow_null=True)
-    op = serializers.ChoiceField(choices=["ADD", "UPDATE", "NONE", "DELETE", "REJECTED"])
+    op = serializers.ChoiceField(choices=NOTE_OPS)
     policy_decision = serializers.ChoiceField(choices=["remember", "update", "ignore", "reject"])
     reason_code = serializers.CharField(allow_null=True)
     field_path = serializers.CharField(allow_null=True)
@@ -139,7 +142,7 @@ class PatchNoteSerializer(StrictSerializer):
 
 class NoteOpResponseSerializer(serializers.Serializer):
     note_id = serializers.UUIDField()
-    op = serializers.ChoiceField(choices=["ADD", "UPDATE", "NONE", "DELETE", "REJECTED"])
+    op = serializers.ChoiceField(choices=NOTE_OPS)
     reason_code = serializers.CharField(allow_null=True, required=False)
     field_path = serializers.CharField(allow_null=True, required=False)
 

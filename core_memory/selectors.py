@@ -72,9 +72,16 @@ class Winner(NamedTuple):
 
 
 def _iso(column: str) -> str:
-    # The API's date-time form (as DRF renders it): UTC, microseconds only when there are any, then "Z".
-    return (f"regexp_replace(to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US'), "
-            "'\\.000000$', '') || 'Z'")
+    # UTC with microseconds and "Z"; api_time() drops zero microseconds (formatting here is cheaper than parsing
+    # timestamps into Python and formatting them again; a regexp per row in SQL cost more still).
+    return f"to_char({column} AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+
+
+def api_time(text: str | None) -> str | None:
+    """The API's date-time form, as DRF renders it: microseconds only when there are any."""
+    if text is not None and text.endswith(".000000Z"):
+        return text[:-8] + "Z"
+    return text
 
 
 # The winning live entry of each key among the three documents a workspace's run sees: the tenant's policy, the
@@ -83,7 +90,7 @@ def _iso(column: str) -> str:
 # then priority, updated_at, the later line); tests/test_core_memory_resolve_rule.py holds the two equal.
 _WINNERS = f"""
 SELECT DISTINCT ON (e.key) e.scope, e.key, e.kind, e.value, e.priority, e.ttl, e.source,
-       {_iso("e.updated_at")}, CASE WHEN e.expires_at IS NULL THEN NULL ELSE {_iso("e.expires_at")} END
+       {_iso("e.updated_at")}, {_iso("e.expires_at")}
   FROM core_memory_entries e
   JOIN core_memory_documents d ON d.doc_id = e.doc_id
  WHERE e.tenant_id = %(tenant)s
@@ -106,4 +113,4 @@ def winners(ctx: RequestContext, *, run_id: str | None, keys: list[str] | None, 
     sql = _WINNERS.replace("{keys}", "AND e.key = ANY(%(keys)s)" if keys is not None else "")
     with connection.cursor() as cur:
         cur.execute(sql, params)
-        return [Winner(*row) for row in cur.fetchall()]
+        return [Winner(*row[:7], api_time(row[7]), api_time(row[8])) for row in cur.fetchall()]

@@ -73,6 +73,13 @@ EXTRA_INDEXES: dict[str, tuple[str, ...]] = {
     "core_memory_entries": ("idx_core_memory_entries_lookup",),
     "core_memory_audit": ("idx_core_memory_audit_run",),
     "core_memory_pending": ("idx_core_memory_pending_run",),
+    "acb_events": ("idx_acb_events_tenant_ts", "idx_acb_events_tenant_session_ts", "idx_acb_events_tags_gin"),
+    "acb_chunks": ("uq_acb_chunks_event_ord", "idx_acb_chunks_tenant_ts", "idx_acb_chunks_tsv_gin"),
+    "acb_decisions": ("idx_acb_decisions_tenant_status_ts", "idx_acb_decisions_tsv_gin"),
+    "acb_tasks": ("idx_acb_tasks_tenant_status_ts",),
+    "acb_artifacts": ("idx_acb_artifacts_tenant_ts",),
+    "acb_sessions": ("uq_acb_sessions_session", "idx_acb_sessions_last"),
+    "acb_bundles": ("idx_acb_bundles_created", "idx_acb_bundles_session"),
 }
 
 
@@ -81,7 +88,7 @@ class SchemaError(RuntimeError):
 
 # Indexes beyond the spec on its tables, for the queries the service runs.
 QUERY_INDEXES: dict[str, tuple[str, ...]] = {
-    "memory_notes": ("idx_notes_resolver_group",),
+    "memory_notes": ("idx_notes_resolver_group", "idx_acb_note_text_fts"),
 }
 
 

@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "graph",
     "traces",
     "search",
+    "context",
 ]
 
 MIDDLEWARE = [

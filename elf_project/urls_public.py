@@ -12,6 +12,7 @@ from core_memory.api.document_views import (
     SessionView,
 )
 from core_memory.api.entry_views import CompactView, EntriesView, EntryDetailView, ResolveView, UtterancesView
+from context.api.views import ArtifactView, BuildView, DecisionsQueryView, DecisionsView, EventsView, TasksView
 from docs_ext.api.views import (
     DocDetailView,
     DocExcerptsView,
@@ -65,6 +66,12 @@ urlpatterns = common_patterns(__name__) + [
          name="core-memory-pending-confirm"),
     path("v2/core-memory/runs/<str:run_id>/memory/pending/<uuid:entry_id>/reject", PendingRejectView.as_view(),
          name="core-memory-pending-reject"),
+    path("api/v1/events", EventsView.as_view(), name="acb-events"),
+    path("api/v1/acb/build", BuildView.as_view(), name="acb-build"),
+    path("api/v1/artifacts/<str:artifact_id>", ArtifactView.as_view(), name="acb-artifact"),
+    path("api/v1/decisions", DecisionsView.as_view(), name="acb-decisions"),
+    path("api/v1/decisions/query", DecisionsQueryView.as_view(), name="acb-decisions-query"),
+    path("api/v1/tasks", TasksView.as_view(), name="acb-tasks"),
 ]
 
 handler400 = "elf_kernel.errors.json_400"

@@ -39,3 +39,11 @@ CREATE EXTENSION IF NOT EXISTS vector;
 \ir tables/034_core_memory_entries.sql
 \ir tables/035_core_memory_audit.sql
 \ir tables/036_core_memory_pending.sql
+\ir tables/037_acb_events.sql
+\ir tables/038_acb_chunks.sql
+\ir tables/039_acb_decisions.sql
+\ir tables/040_acb_tasks.sql
+\ir tables/041_acb_artifacts.sql
+\ir tables/042_acb_sessions.sql
+\ir tables/043_acb_bundles.sql
+\ir tables/044_acb_note_text_search.sql

@@ -8,7 +8,7 @@ from django.db import connection
 
 from elf_project.db_init import expected_tables
 
-OUR_APPS = ("memory", "docs_ext", "graph", "traces", "search", "core_memory")
+OUR_APPS = ("memory", "docs_ext", "graph", "traces", "search", "core_memory", "context")
 
 
 def _our_models():

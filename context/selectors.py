@@ -1,0 +1,195 @@
+"""Event log reads, always inside one tenant (PRD 9.3) and under the channel's rules (PRD 9.1): a bundle for a
+channel reads only the channels and sensitivities vocabulary.VISIBLE_CHANNELS / ALLOWED_SENSITIVITIES allow, and
+never a secret. Retrieval is Postgres full-text search (PRD G5: the complexity stays in Postgres)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+
+from .domain.vocabulary import ALLOWED_SENSITIVITIES, CANDIDATE_POOL_MAX, VISIBLE_CHANNELS
+from .models import AcbArtifact, AcbDecision, AcbSession, AcbTask
+
+
+@dataclass(frozen=True)
+class View:
+    """What one bundle may read."""
+
+    tenant_id: str
+    project_id: str
+    session_id: str
+    agent_id: str
+    channel: str
+
+    @property
+    def channels(self) -> list[str]:
+        return list(VISIBLE_CHANNELS[self.channel])
+
+    @property
+    def sensitivities(self) -> list[str]:
+        return list(ALLOWED_SENSITIVITIES[self.channel])
+
+    def params(self, **more) -> dict:
+        return {"t": self.tenant_id, "s": self.session_id, "ch": self.channels, "sens": self.sensitivities, **more}
+
+
+def _rows(sql: str, params: dict) -> list[tuple]:
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return cur.fetchall()
+
+
+def unknown_refs(tenant_id: str, refs: list[str]) -> list[str]:
+    """The refs that name no event, chunk, decision, task or artifact of the tenant."""
+    if not refs:
+        return []
+    found = {r for (r,) in _rows(
+        """SELECT event_id FROM acb_events WHERE tenant_id = %(t)s AND event_id = ANY(%(r)s)
+           UNION ALL SELECT chunk_id FROM acb_chunks WHERE tenant_id = %(t)s AND chunk_id = ANY(%(r)s)
+           UNION ALL SELECT decision_id FROM acb_decisions WHERE tenant_id = %(t)s AND decision_id = ANY(%(r)s)
+           UNION ALL SELECT task_id FROM acb_tasks WHERE tenant_id = %(t)s AND task_id = ANY(%(r)s)
+           UNION ALL SELECT artifact_id FROM acb_artifacts WHERE tenant_id = %(t)s AND artifact_id = ANY(%(r)s)""",
+        {"t": tenant_id, "r": refs})}
+    return [r for r in refs if r not in found]
+
+
+def session(tenant_id: str, session_id: str) -> AcbSession | None:
+    return AcbSession.objects.filter(tenant_id=tenant_id, session_id=session_id).first()
+
+
+def query_terms(text: str) -> list[str]:
+    """The query's lexemes as Postgres' English configuration reads them (stop words dropped), in order."""
+    if not text.strip():
+        return []
+    rows = _rows("SELECT lexeme FROM unnest(to_tsvector('english', %(q)s)) ORDER BY positions[1], lexeme", {"q": text})
+    return [r[0] for r in rows]
+
+
+def or_query(terms: list[str]) -> str:
+    """A tsquery matching any of the terms (quoted, so no term is read as an operator)."""
+    return " | ".join("'" + t.replace("'", "''") + "'" for t in terms)
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk_id: str
+    event_id: str
+    session_id: str
+    ts: datetime
+    kind: str
+    token_est: int
+    importance: float
+    text: str
+    rank: float
+
+
+def evidence_pool(view: View, terms: list[str]) -> list[Hit]:
+    """At most CANDIDATE_POOL_MAX matching chunks of the tenant the view may read, best FTS rank first."""
+    if not terms:
+        return []
+    rows = _rows(
+        """SELECT c.chunk_id, c.event_id, c.session_id, c.ts, c.kind, c.token_est, c.importance, c.text,
+                  ts_rank_cd(c.tsv, q) AS rank
+             FROM acb_chunks c, to_tsquery('english', %(q)s) q
+            WHERE c.tenant_id = %(t)s AND c.tsv @@ q AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)
+            ORDER BY rank DESC, c.chunk_id
+            LIMIT %(n)s""",
+        view.params(q=or_query(terms), n=CANDIDATE_POOL_MAX))
+    return [Hit(*r) for r in rows]
+
+
+def recent_chunks(view: View, limit: int) -> list[tuple]:
+    """The session's newest readable chunks, newest first: (chunk_id, event_id, ts, kind, actor_type, actor_id,
+    token_est, text, truncated artifact id or None)."""
+    return _rows(
+        """SELECT c.chunk_id, c.event_id, c.ts, c.kind, e.actor_type, e.actor_id, c.token_est, c.text,
+                  CASE WHEN (e.content->>'truncated')::boolean THEN e.content->>'artifact_id' END
+             FROM acb_chunks c JOIN acb_events e ON e.event_id = c.event_id
+            WHERE c.tenant_id = %(t)s AND c.session_id = %(s)s AND c.channel = ANY(%(ch)s)
+              AND c.sensitivity = ANY(%(sens)s)
+            ORDER BY c.ts DESC, c.event_id DESC, c.ord DESC
+            LIMIT %(n)s""", view.params(n=limit))
+
+
+def newest_ts(view: View) -> datetime | None:
+    rows = _rows("SELECT max(ts) FROM acb_events WHERE tenant_id = %(t)s AND session_id = %(s)s", view.params())
+    return rows[0][0]
+
+
+def hidden_counts(view: View) -> dict[str, int]:
+    """How many of the session's events the view may not load: secret ones and those of other channels or
+    sensitivities."""
+    (secret, filtered), = _rows(
+        """SELECT count(*) FILTER (WHERE sensitivity = 'secret'),
+                  count(*) FILTER (WHERE sensitivity <> 'secret'
+                                     AND NOT (channel = ANY(%(ch)s) AND sensitivity = ANY(%(sens)s)))
+             FROM acb_events WHERE tenant_id = %(t)s AND session_id = %(s)s""", view.params())
+    return {"secret": secret, "filtered": filtered}
+
+
+def decisions(view: View, terms: list[str], limit: int) -> list[AcbDecision]:
+    """Active decisions the view may read: matching the query first (by rank), then the newest."""
+    qs = AcbDecision.objects.filter(tenant_id=view.tenant_id, status="active", channel__in=view.channels,
+                                    sensitivity__in=view.sensitivities)
+    if not terms:
+        return list(qs.order_by("-ts", "decision_id")[:limit])
+    ranked = _rows(
+        """SELECT decision_id FROM acb_decisions, to_tsquery('english', %(q)s) q
+            WHERE tenant_id = %(t)s AND status = 'active' AND tsv @@ q AND channel = ANY(%(ch)s)
+              AND sensitivity = ANY(%(sens)s)
+            ORDER BY ts_rank_cd(tsv, q) DESC, ts DESC, decision_id LIMIT %(n)s""",
+        view.params(q=or_query(terms), n=limit))
+    ids = [r[0] for r in ranked]
+    by_id = {d.decision_id: d for d in qs.filter(decision_id__in=ids)}
+    rest = list(qs.exclude(decision_id__in=ids).order_by("-ts", "decision_id")[: max(limit - len(ids), 0)])
+    return [by_id[i] for i in ids] + rest
+
+
+def session_decisions(view: View, limit: int) -> list[AcbDecision]:
+    return list(AcbDecision.objects.filter(tenant_id=view.tenant_id, session_id=view.session_id, status="active",
+                                           channel__in=view.channels, sensitivity__in=view.sensitivities)
+                .order_by("-ts", "decision_id")[:limit])
+
+
+def open_tasks(view: View, limit: int) -> list[AcbTask]:
+    """Open and doing tasks: the session's first, then the project's, newest first."""
+    qs = AcbTask.objects.filter(tenant_id=view.tenant_id, project_id=view.project_id, status__in=("open", "doing"))
+    mine = list(qs.filter(session_id=view.session_id).order_by("-ts", "task_id")[:limit])
+    rest = list(qs.exclude(session_id=view.session_id).order_by("-ts", "task_id")[: max(limit - len(mine), 0)])
+    return mine + rest
+
+
+def other_agents_messages(view: View, limit: int) -> list[tuple]:
+    """The session's newest messages by other agents or people (for a handoff), newest first."""
+    return _rows(
+        """SELECT c.chunk_id, c.event_id, e.actor_type, e.actor_id, c.token_est, c.text
+             FROM acb_chunks c JOIN acb_events e ON e.event_id = c.event_id
+            WHERE c.tenant_id = %(t)s AND c.session_id = %(s)s AND c.kind IN ('message', 'decision')
+              AND e.agent_id <> %(a)s AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)
+            ORDER BY c.ts DESC, c.event_id DESC, c.ord LIMIT %(n)s""", view.params(a=view.agent_id, n=limit))
+
+
+def artifact(tenant_id: str, artifact_id: str) -> AcbArtifact | None:
+    return AcbArtifact.objects.filter(tenant_id=tenant_id, artifact_id=artifact_id).first()
+
+
+def task_exists(tenant_id: str, task_id: str) -> bool:
+    return AcbTask.objects.filter(tenant_id=tenant_id, task_id=task_id).exists()
+
+
+def query_decisions(tenant_id: str, *, text: str | None, status: str, session_id: str | None,
+                    limit: int) -> list[AcbDecision]:
+    """The ledger of a tenant: full-text matches first when ``text`` is given, then newest first."""
+    qs = AcbDecision.objects.filter(tenant_id=tenant_id)
+    if status != "all":
+        qs = qs.filter(status=status)
+    if session_id:
+        qs = qs.filter(session_id=session_id)
+    terms = query_terms(text or "")
+    if not terms:
+        return list(qs.order_by("-ts", "decision_id")[:limit])
+    return list(qs.extra(where=["tsv @@ to_tsquery('english', %s)"], params=[or_query(terms)])
+                .extra(select={"rank": "ts_rank_cd(tsv, to_tsquery('english', %s))"}, select_params=[or_query(terms)])
+                .order_by("-rank", "-ts", "decision_id")[:limit])

@@ -1,0 +1,202 @@
+"""build_acb (agent-memory-acb-prd 7.2, 8): gather each section's candidates, best first, from core memory, the
+decision ledger, task state, ELF notes and graph facts, the event chunks (full-text search, PRD 8.2 scoring) and
+the session's recent turns; pack them under the budget (domain.packing); keep the bundle for the operators.
+
+Deterministic: every order has a final tie-break on an id, and recency counts back from the newest event of the
+session, so the same log and memory give the same bundle (``bundle_hash``) whenever it is built."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
+
+from core_memory.services.resolve import resolve
+from elf_kernel.context import RequestContext
+from graph.selectors.facts import in_state, visible_facts
+from memory.selectors import not_expired, readable_notes
+
+from .. import selectors as sel
+from ..domain.packing import Item, pack
+from ..domain.scoring import score, scoring_provenance
+from ..domain.tokens import METHOD, estimate_tokens
+from ..domain.vocabulary import SCORED_MAX
+from ..domain.ids import new_id
+from ..models import AcbBundle
+
+ACTOR = {"human": "User", "agent": "Agent", "tool": "Tool"}
+SHARED_NOTE_SCOPES = ("project_shared", "org_shared")
+IDENTITY_PREFIXES = ("identity.", "agent.", "user.")
+
+
+def _item(type_: str, text: str, refs: list[str], *, covers: tuple[str, ...] = (), key_text: str | None = None,
+          **extra) -> Item:
+    return Item(type_, text, tuple(refs), max(estimate_tokens(text), 1), extra, covers, key_text)
+
+
+def _decision_covers(d) -> tuple[str, ...]:
+    """A ledger decision renders its own event and that event's chunks."""
+    own = "chk_" + d.event_id.removeprefix("evt_") + "_"
+    return (d.event_id, *(r for r in d.refs if r.startswith(own)))
+
+
+def _core_memory(view: sel.View) -> dict[str, list[Item]]:
+    ctx = RequestContext(view.tenant_id, view.project_id, view.agent_id, None)
+    out: dict[str, list[Item]] = {"identity": [_item(
+        "text", f"You are agent {view.agent_id} in session {view.session_id} (project {view.project_id}).",
+        [f"view:identity.agent.{view.agent_id}"])], "rules": [], "task_state": []}
+    for r in resolve(ctx=ctx, keys=None, run_id=view.session_id):
+        p = r.provenance
+        kind, scope = p["kind"], p["scope"]
+        if view.channel in ("public", "agent") and kind == "preference":
+            continue  # PRD 9.1: a public bundle leaves preferences out
+        item = _item("memory", f"{r.key}: {r.value}", [f"core:{scope}:{r.key}"], scope=scope)
+        if scope == "policy" or kind in ("constraint", "instruction"):
+            out["rules"].append(item)
+        elif scope == "session":
+            out["task_state"].append(item)
+        elif r.key.startswith(IDENTITY_PREFIXES) or kind == "preference":
+            out["identity"].append(item)
+        else:
+            out["rules"].append(item)
+    return out
+
+
+def _facts(view: sel.View, terms: list[str], now: datetime, limit: int = 20) -> list[Item]:
+    if not terms:
+        return []
+    ctx = RequestContext(view.tenant_id, view.project_id, view.agent_id, None)
+    facts = in_state(visible_facts(ctx), "current", now).select_related("subject_entity", "object_entity")
+    scored = []
+    for f in facts.order_by("-valid_from", "fact_id")[:500]:
+        obj = f.object_entity.canonical if f.object_entity_id else (f.object_value or "")
+        text = f"{f.subject_entity.canonical} {f.predicate} {obj}"
+        overlap = sum(1 for t in terms if t in text.lower())
+        if overlap:
+            scored.append((-overlap, f.fact_id, text, f))
+    scored.sort(key=lambda s: (s[0], str(s[1])))
+    return [_item("fact", f"Fact (current since {f.valid_from.date()}): {text}", [f"fact:{f.fact_id}"])
+            for _, _, text, f in scored[:limit]]
+
+
+def _notes(view: sel.View, terms: list[str], limit: int = 10) -> list[Item]:
+    if not terms:
+        return []
+    ctx = RequestContext(view.tenant_id, view.project_id, view.agent_id, None)
+    scopes = SHARED_NOTE_SCOPES if view.channel in ("public", "agent") else None
+    q = sel.or_query(terms)
+    notes = (not_expired(readable_notes(ctx, scopes=scopes).filter(status="active"))
+             .extra(where=["to_tsvector('english', memory_notes.text) @@ to_tsquery('english', %s)"], params=[q])
+             .annotate(rank=RawSQL("ts_rank_cd(to_tsvector('english', memory_notes.text), "
+                                   "to_tsquery('english', %s))", [q]))
+             .order_by("-rank", "note_id")[:limit])
+    return [_item("note", n.text, [f"note:{n.note_id}"]) for n in notes]
+
+
+def _evidence(view: sel.View, terms: list[str], ref_ts: datetime) -> tuple[list[Item], int, list[dict]]:
+    pool = sel.evidence_pool(view, terms)
+    top = pool[:SCORED_MAX]  # PRD 8.2: at most 200 of the pool are scored
+    ranked = sorted(top, key=lambda h: (-score(h.rank, (ref_ts - h.ts).total_seconds() / 3600, h.importance),
+                                        h.chunk_id))
+    items = [Item("text", h.text, (h.chunk_id, h.event_id), h.token_est,
+                  {"score": round(score(h.rank, (ref_ts - h.ts).total_seconds() / 3600, h.importance), 6)},
+                  covers=(h.chunk_id,)) for h in ranked]
+    return items, len(pool), []
+
+
+def _recent(view: sel.View, cap_hint: int) -> tuple[list[Item], list[dict]]:
+    rows = sel.recent_chunks(view, limit=max(cap_hint // 20, 50))
+    items, truncated = [], []
+    for chunk_id, event_id, _ts, kind, actor_type, actor_id, token_est, text, artifact_id in rows:
+        label = "User" if actor_type == "human" else f"{ACTOR[actor_type]} {actor_id}"
+        items.append(_item("text", f"{label}: {text}", [chunk_id, event_id], covers=(chunk_id,), key_text=text,
+                           kind=kind))
+        if artifact_id:
+            truncated.append({"reason": "truncated_tool_output", "candidates": [event_id], "artifact_id": artifact_id})
+    return items, truncated
+
+
+def _ledger(view: sel.View, terms: list[str]) -> list[Item]:
+    out = []
+    for d in sel.decisions(view, terms, limit=60):
+        text = f"Decision ({d.scope}, {d.ts.date()}): {d.decision}" + "".join(f" Rationale: {r}" for r in d.rationale)
+        out.append(_item("decision", text, list(d.refs[:20]), covers=_decision_covers(d), decision_id=d.decision_id,
+                         supersedes=d.supersedes_id))
+    return out
+
+
+def _tasks(view: sel.View) -> list[Item]:
+    return [_item("task", f"Task [{t.status}] {t.title}" + (f": {t.details}" if t.details else ""),
+                  [t.task_id, *t.refs[-3:]], task_id=t.task_id, status=t.status) for t in sel.open_tasks(view, 40)]
+
+
+def _handoff(view: sel.View) -> list[Item]:
+    s = sel.session(view.tenant_id, view.session_id)
+    if s is None or view.agent_id in s.agents or not s.agents:
+        return []
+    items = [_item("text", f"Handoff: session {view.session_id} was worked by {', '.join(s.agents)}: "
+                   f"{s.event_count} events from {s.first_ts.isoformat()} to {s.last_ts.isoformat()}.",
+                   [f"session:{view.session_id}"])]
+    for d in sel.session_decisions(view, 20):
+        items.append(_item("decision", f"Decided by {d.agent_id}: {d.decision}", list(d.refs[:20]),
+                           covers=_decision_covers(d), decision_id=d.decision_id))
+    for chunk_id, event_id, actor_type, actor_id, _t, text in sel.other_agents_messages(view, 30):
+        label = "User" if actor_type == "human" else f"{ACTOR[actor_type]} {actor_id}"
+        items.append(_item("text", f"{label}: {text}", [chunk_id, event_id], covers=(chunk_id,), key_text=text))
+    return items
+
+
+def build(*, view: sel.View, intent: str | None, query_text: str | None, max_tokens: int) -> dict:
+    """The bundle as the API answers it (and as it is kept in acb_bundles)."""
+    now = timezone.now()
+    ref_ts = sel.newest_ts(view) or now
+    terms = sel.query_terms(query_text or "")
+    core = _core_memory(view)
+    evidence, pool_size, _ = _evidence(view, terms, ref_ts)
+    recent, truncated = _recent(view, max_tokens)
+    candidates = {
+        "identity": core["identity"], "rules": core["rules"],
+        "task_state": core["task_state"] + _tasks(view),
+        "decision_ledger": _ledger(view, terms) + _facts(view, terms, now),
+        "handoff_packet": _handoff(view),
+        "retrieved_evidence": _notes(view, terms) + evidence,
+        "recent_window": recent,
+    }
+    sections, omissions = pack(max_tokens, candidates)
+    for s in sections:
+        if s.name == "recent_window":
+            s.items.reverse()  # packed newest first, read oldest first
+    hidden = sel.hidden_counts(view)
+    if hidden["secret"]:
+        omissions.append({"reason": "secret_never_loaded", "count": hidden["secret"], "candidates": []})
+    if hidden["filtered"]:
+        omissions.append({"reason": "channel_filtered", "count": hidden["filtered"], "candidates": []})
+    if not terms:
+        omissions.append({"reason": "no_query", "count": 0, "candidates": [],
+                          "detail": "no query_text: retrieved_evidence left empty (fast path)"})
+    kept = {r for s in sections for i in s.items for r in i.refs}
+    omissions += [t for t in truncated if t["candidates"][0] in kept]
+    rendered = [{"name": s.name, "cap": s.cap, "token_est": s.token_est, "items": [i.render() for i in s.items]}
+                for s in sections]
+    used = sum(s.token_est for s in sections)
+    body = {
+        "budget_tokens": max_tokens, "token_used_est": used, "reserve_tokens": max_tokens - sum(s.cap for s in sections),
+        "sections": rendered, "omissions": omissions,
+        "provenance": {
+            "intent": intent, "query_terms": terms, "candidate_pool_size": pool_size,
+            "scored": min(pool_size, SCORED_MAX), "as_of": ref_ts.isoformat(),
+            "filters": {"channel": view.channel, "channels_loaded": view.channels,
+                        "sensitivity_allowed": view.sensitivities},
+            "scoring": scoring_provenance(), "token_estimate": METHOD,
+        },
+    }
+    body["bundle_hash"] = hashlib.blake2b(json.dumps(body, sort_keys=True, default=str).encode(),
+                                          digest_size=16).hexdigest()
+    acb_id = new_id("acb")
+    AcbBundle.objects.create(acb_id=acb_id, tenant_id=view.tenant_id, session_id=view.session_id,
+                             agent_id=view.agent_id, channel=view.channel, created_at=now, budget_tokens=max_tokens,
+                             token_used_est=used, bundle_hash=body["bundle_hash"], body=body)
+    return {"acb_id": acb_id, **body}

@@ -192,7 +192,7 @@ class DecisionOut(serializers.Serializer):
     refs = serializers.ListField(child=serializers.CharField())
     session_id = serializers.CharField()
     agent_id = serializers.CharField()
-    event_id = serializers.CharField(source="event_id")
+    event_id = serializers.CharField()
     supersedes = serializers.CharField(source="supersedes_id", allow_null=True)
     superseded_by = serializers.CharField(source="superseded_by_id", allow_null=True)
 

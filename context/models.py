@@ -1,4 +1,4 @@
-"""Unmanaged models mirroring the event log and bundle tables of ``sql/tables`` (037-043)."""
+"""Unmanaged models mirroring the event log and bundle tables of ``sql/tables`` (037-044)."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ AUTH_ROLES = ("user", "admin")
 MIN_TOKEN_CHARS = 16
 MAX_GRAPH_FACTS_PER_ITEM = 64
 MAX_DOC_BYTES = 4 * 1024 * 1024
+MIN_BUNDLE_RETENTION_DAYS, MAX_BUNDLE_RETENTION_DAYS = 1, 3650
 # A lease shorter than one indexing job would let a second worker take a row still being processed.
 MIN_LEASE_SECONDS, MAX_LEASE_SECONDS = 5.0, 3600.0
 LOCAL_PROVIDER = "local"
@@ -74,6 +75,9 @@ def check_rules(cfg: ElfConfig) -> list[str]:
         p.append(f"docs.max_doc_bytes must be in the range [1, {MAX_DOC_BYTES}] (the body limit of /v2/docs)")
     if not 0.0 <= cfg.inferred_min_confidence <= 1.0:
         p.append("core_memory.inferred_min_confidence must be in the range [0, 1]")
+    if not MIN_BUNDLE_RETENTION_DAYS <= cfg.bundle_retention_days <= MAX_BUNDLE_RETENTION_DAYS:
+        p.append(f"acb.bundle_retention_days must be in the range [{MIN_BUNDLE_RETENTION_DAYS}, "
+                 f"{MAX_BUNDLE_RETENTION_DAYS}]")
     if not MIN_LEASE_SECONDS <= cfg.worker.lease_seconds <= MAX_LEASE_SECONDS:
         p.append(f"worker.outbox_lease_seconds must be in the range [{MIN_LEASE_SECONDS:g}, {MAX_LEASE_SECONDS:g}]")
     return p

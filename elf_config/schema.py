@@ -307,6 +307,22 @@ class CoreMemoryConfig:
         return DEFAULT_INFERRED_MIN_CONFIDENCE if c is None else c
 
 
+DEFAULT_BUNDLE_RETENTION_DAYS = 7
+
+
+@dataclass(frozen=True)
+class AcbConfig:
+    """The event log and Active Context Bundles (agent-memory-acb-prd): omitted, the defaults below apply."""
+
+    # Built bundles (acb_bundles, kept for the operators) older than this are deleted; events are never deleted.
+    bundle_retention_days: Optional[int]
+
+    @property
+    def retention_days(self) -> int:
+        d = self.bundle_retention_days
+        return DEFAULT_BUNDLE_RETENTION_DAYS if d is None else d
+
+
 @dataclass(frozen=True)
 class ElfConfig:
     service: ServiceConfig
@@ -325,6 +341,7 @@ class ElfConfig:
     mcp: Optional[McpConfig]
     docs: Optional[DocsConfig]
     core_memory: Optional[CoreMemoryConfig] = None
+    acb: Optional[AcbConfig] = None
     # Absolute path of the file this was loaded from; relative paths in the file resolve against its folder.
     source_path: str = ""
 
@@ -336,6 +353,10 @@ class ElfConfig:
     @property
     def inferred_min_confidence(self) -> float:
         return DEFAULT_INFERRED_MIN_CONFIDENCE if self.core_memory is None else self.core_memory.min_confidence
+
+    @property
+    def bundle_retention_days(self) -> int:
+        return DEFAULT_BUNDLE_RETENTION_DAYS if self.acb is None else self.acb.retention_days
 
     @property
     def docs_enabled(self) -> bool:

@@ -77,6 +77,8 @@ RULES = [
     ("docs size limit range", "docs.max_doc_bytes", 5 * 1024 * 1024, "docs.max_doc_bytes must be in the range [1, 4194304]"),
     ("inferred confidence range", "core_memory.inferred_min_confidence", 1.5,
      "core_memory.inferred_min_confidence must be in the range [0, 1]"),
+    ("bundle retention range", "acb.bundle_retention_days", 0,
+     "acb.bundle_retention_days must be in the range [1, 3650]"),
     ("outbox lease range", "worker.outbox_lease_seconds", 1.0, "worker.outbox_lease_seconds must be in the range [5, 3600]"),
     ("stack data dir required", "stack.data_dir", DELETE, "stack.data_dir is required"),
     ("localhost-only binds", "service.http_bind", "0.0.0.0:8089", "service.http_bind binds 0.0.0.0"),
@@ -144,7 +146,7 @@ OPTIONAL = {
     "chunking.tokenizer_repo", "search.cache.max_payload_bytes", "search.explain.capture_candidates",
     "search.explain.candidate_retention_days", "search.explain.write_mode", "context.project_descriptions",
     "context.scope_descriptions", "context.scope_boost_weight", "mcp.read_profile", "docs.max_doc_bytes",
-    "core_memory.inferred_min_confidence",
+    "core_memory.inferred_min_confidence", "acb.bundle_retention_days",
 }
 
 
@@ -155,7 +157,7 @@ def test_every_required_key_is_required(tmp_path, key):
     assert f"{key} is required" in str(err.value)
 
 
-@pytest.mark.parametrize("key", sorted(OPTIONAL) + ["context", "mcp", "core_memory"])
+@pytest.mark.parametrize("key", sorted(OPTIONAL) + ["context", "mcp", "core_memory", "acb"])
 def test_optional_keys_may_be_omitted(tmp_path, key):
     cfg = load_config(_write(tmp_path, _set(EXAMPLE, key, DELETE)))
     assert cfg.storage.qdrant.vector_dim == 384

@@ -2,7 +2,7 @@
 
 Every section's cap is its PRD 8.1 cap scaled by max_tokens / 65,000 (rounded down); the content sections' caps
 sum to at most 56,200/65,000 of the budget, the rest is the reserve, so the bundle can never exceed it. Sections
-are filled in FILL_ORDER; within a section candidates come best first and each is taken when it still fits (a
+are filled in FILL_ORDER (the recent window before retrieved evidence); within a section candidates come best first and each is taken when it still fits (a
 smaller later one may fill what a large one could not). Content already in the bundle is never taken twice (an
 omission with reason ``duplicate``): the same text once spaces and case are folded (an item compares its source
 text, ``key_text``, not its label), or a source an item already taken ``covers`` (a decision and its own chunk).
@@ -75,5 +75,6 @@ def pack(budget: int, candidates: dict[str, list[Item]]) -> tuple[list[Section],
                               "candidates": dropped[:MAX_LISTED]})
         sections.append(section)
     if duplicates:
-        omissions.append({"reason": "duplicate", "count": len(duplicates), "candidates": duplicates[:MAX_LISTED]})
+        listed = list(dict.fromkeys(duplicates))
+        omissions.append({"reason": "duplicate", "count": len(duplicates), "candidates": listed[:MAX_LISTED]})
     return sections, omissions

@@ -44,10 +44,11 @@ SECTION_CAPS = {
     "handoff_packet": 6_000,
     "reserve": 8_800,
 }
-# The order sections are filled (PRD 8.1 priority, then the table's order): what is filled first claims shared
-# content first, so a duplicate is kept in the higher-priority section.
-FILL_ORDER = ("identity", "rules", "task_state", "decision_ledger", "handoff_packet", "retrieved_evidence",
-              "recent_window")
+# The order sections are filled: what is filled first keeps content that two sections share (each section has
+# its own cap, so the order decides nothing else). The recent window is filled before retrieved evidence: a turn
+# of the conversation stays in its place in the dialogue, and retrieval brings what the window does not hold.
+FILL_ORDER = ("identity", "rules", "task_state", "decision_ledger", "handoff_packet", "recent_window",
+              "retrieved_evidence")
 
 ALPHA, BETA, GAMMA = 0.6, 0.3, 0.1  # PRD 8.2
 RECENCY_TAU_HOURS = 24.0

@@ -23,8 +23,8 @@ from .. import selectors as sel
 from ..domain.packing import Item, pack
 from ..domain.scoring import score, scoring_provenance
 from ..domain.tokens import METHOD, estimate_tokens
-from ..domain.vocabulary import SCORED_MAX
 from ..domain.ids import new_id
+from ..domain.vocabulary import SCORED_MAX
 from ..models import AcbBundle
 
 ACTOR = {"human": "User", "agent": "Agent", "tool": "Tool"}
@@ -96,7 +96,7 @@ def _notes(view: sel.View, terms: list[str], limit: int = 10) -> list[Item]:
     return [_item("note", n.text, [f"note:{n.note_id}"]) for n in notes]
 
 
-def _evidence(view: sel.View, terms: list[str], ref_ts: datetime) -> tuple[list[Item], int, list[dict]]:
+def _evidence(view: sel.View, terms: list[str], ref_ts: datetime) -> tuple[list[Item], int]:
     pool = sel.evidence_pool(view, terms)
     top = pool[:SCORED_MAX]  # PRD 8.2: at most 200 of the pool are scored
     ranked = sorted(top, key=lambda h: (-score(h.rank, (ref_ts - h.ts).total_seconds() / 3600, h.importance),
@@ -104,7 +104,7 @@ def _evidence(view: sel.View, terms: list[str], ref_ts: datetime) -> tuple[list[
     items = [Item("text", h.text, (h.chunk_id, h.event_id), h.token_est,
                   {"score": round(score(h.rank, (ref_ts - h.ts).total_seconds() / 3600, h.importance), 6)},
                   covers=(h.chunk_id,)) for h in ranked]
-    return items, len(pool), []
+    return items, len(pool)
 
 
 def _recent(view: sel.View, cap_hint: int) -> tuple[list[Item], list[dict]]:
@@ -155,7 +155,7 @@ def build(*, view: sel.View, intent: str | None, query_text: str | None, max_tok
     ref_ts = sel.newest_ts(view) or now
     terms = sel.query_terms(query_text or "")
     core = _core_memory(view)
-    evidence, pool_size, _ = _evidence(view, terms, ref_ts)
+    evidence, pool_size = _evidence(view, terms, ref_ts)
     recent, truncated = _recent(view, max_tokens)
     candidates = {
         "identity": core["identity"], "rules": core["rules"],

@@ -1,4 +1,4 @@
--- Built bundles, kept for the operators (sections and provenance) for context.bundle_retention_days.
+-- Built bundles, kept for the operators (sections and provenance) for acb.bundle_retention_days (default 7).
 CREATE TABLE IF NOT EXISTS acb_bundles (
     acb_id text PRIMARY KEY,
     tenant_id text NOT NULL,

@@ -193,3 +193,8 @@ def query_decisions(tenant_id: str, *, text: str | None, status: str, session_id
     return list(qs.extra(where=["tsv @@ to_tsquery('english', %s)"], params=[or_query(terms)])
                 .extra(select={"rank": "ts_rank_cd(tsv, to_tsquery('english', %s))"}, select_params=[or_query(terms)])
                 .order_by("-rank", "-ts", "decision_id")[:limit])
+
+
+def decision_status(tenant_id: str, decision_id: str) -> str | None:
+    return AcbDecision.objects.filter(tenant_id=tenant_id, decision_id=decision_id).values_list(
+        "status", flat=True).first()

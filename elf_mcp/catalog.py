@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .acb_tools import acb_tools
 from .admin_tools import admin_tools
 from .core_memory_tools import admin_core_memory_tools, core_memory_tools
 from .public_tools import public_tools
@@ -9,4 +10,4 @@ from .tool_spec import ToolSpec
 
 
 def all_tools() -> list[ToolSpec]:
-    return public_tools() + core_memory_tools() + admin_tools() + admin_core_memory_tools()
+    return public_tools() + core_memory_tools() + acb_tools() + admin_tools() + admin_core_memory_tools()

@@ -4,6 +4,10 @@ The arguments are not checked here: path parameters go into the URL, ``read_prof
 take it) into X-ELF-Read-Profile, and everything else, untouched, into the JSON body (POST/PATCH) or the
 query string (GET/DELETE; a null argument is left out, since a query string cannot carry null). elf-api
 validates and answers; its error body comes back as a tool error with the HTTP status added.
+
+One addition, on ``body_context`` tools only (the /api/v1 endpoints that take the caller's context in the body
+or query): each of the operation's tenant_id, project_id and agent_id the caller omits (or passes as null) is
+set from [mcp], and a tenant_id other than elf-mcp's own is refused here, unsent: elf-mcp acts for one tenant.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from urllib.parse import quote
 import httpx2
 import mcp_types as types
 
-from .tool_spec import BODY_METHODS, READ_PROFILE_ARG, ToolSpec
+from .tool_spec import BODY_METHODS, READ_PROFILE_ARG, TENANT_ARG, ToolSpec
 from .upstream import Upstream
 
 # Stable codes for failures that happen before or instead of an elf-api answer.
@@ -26,6 +30,7 @@ TOOL_DISABLED = "ELF_MCP_TOOL_DISABLED"  # the capability is off in this elf-mcp
 UNKNOWN_TOOL = "ELF_MCP_UNKNOWN_TOOL"
 MISSING_PATH_PARAM = "ELF_MCP_MISSING_PATH_PARAM"  # the URL cannot be built without it
 UNSENDABLE_REQUEST = "ELF_MCP_UNSENDABLE_REQUEST"  # HTTP cannot carry an argument (e.g. a newline in a header)
+TENANT_MISMATCH = "ELF_MCP_TENANT_MISMATCH"  # a body_context call named another tenant than [mcp].tenant_id
 
 CONNECT_TIMEOUT_S = 5.0
 # A little beyond elf-api's own request timeout (120 s, elf_project.entrypoints.api), so that a slow call
@@ -67,6 +72,9 @@ async def forward(client: httpx2.AsyncClient, upstream: Upstream, spec: ToolSpec
         if value is None or value == "":
             return tool_error(MISSING_PATH_PARAM, f"{p.name} is required: it is part of the URL.", [f"$.{p.name}"])
         segments[p.name] = quote(str(value), safe="")
+    refused = _fill_context(spec, upstream, args)
+    if refused is not None:
+        return refused
     read_profile = args.pop(READ_PROFILE_ARG, None) if spec.read_profile_override else None
     url = upstream.base_url(spec.bind) + spec.path.format(**segments)
     request: dict[str, Any] = {}
@@ -88,6 +96,19 @@ async def forward(client: httpx2.AsyncClient, upstream: Upstream, spec: ToolSpec
     except httpx2.RequestError as exc:
         return tool_error(API_UNAVAILABLE, f"elf-api is unreachable at {url}: {exc.__class__.__name__}.")
     return _from_response(response)
+
+
+def _fill_context(spec: ToolSpec, upstream: Upstream, args: dict[str, Any]) -> types.CallToolResult | None:
+    """Set the [mcp] value of each context argument the caller left out; a tool error for a foreign tenant."""
+    for name in spec.context_args():
+        own = getattr(upstream, name)
+        given = args.get(name)
+        if given is None:
+            args[name] = own
+        elif name == TENANT_ARG and given != own:
+            return tool_error(TENANT_MISMATCH, f"tenant_id {given!r} is not this elf-mcp's tenant {own!r}: it acts "
+                              "for that one tenant only. Omit tenant_id (it is filled in).", [f"$.{name}"])
+    return None
 
 
 def _is_json(response: httpx2.Response) -> bool:

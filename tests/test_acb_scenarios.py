@@ -76,8 +76,8 @@ def test_a1_legacy_project_onboarding(svc):
     # the README's chunk is in the bundle once (here in the recent window: the whole session fits there), cited
     readme = [i for s in bundle["sections"] for i in s["items"] if "between the mainland and the islands" in i["text"]]
     assert len(readme) == 1 and ids["readme"]["chunk_ids"][0] in readme[0]["refs"]
-    small = build(svc, t, query="what this project for?", max_tokens=600)  # a window too small for the session:
-    assert section(small, "retrieved_evidence")["items"]  # retrieval brings what the recent window cannot hold
+    small = build(svc, t, query="ferry departures timetable", max_tokens=600)  # a window too small for the session:
+    assert any("between the mainland" in text for text in texts(small, "retrieved_evidence"))  # retrieval brings it
     ledger = requests.get(svc.public + "/api/v1/decisions/query", params={"tenant_id": t}, timeout=10).json()
     (decision,) = ledger["decisions"]
     assert set(ids["readme"]["chunk_ids"] + ids["package"]["chunk_ids"]) <= set(decision["refs"])

@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 
 from elf_domain.limits import MAX_NOTES_PER_REQUEST
 from elf_mcp.catalog import all_tools
-from elf_mcp.tool_spec import BODY_METHODS, READ_PROFILE_ARG
+from elf_mcp.tool_spec import BODY_METHODS, CONTEXT_ARGS, READ_PROFILE_ARG, TENANT_ARG, ToolSpec
 from elf_project.openapi_export import build_documents
 from tests.conftest import REPO, write_mcp_config
 
@@ -43,6 +43,9 @@ CORE_MEMORY = {"elf_core_memory_upsert", "elf_core_memory_delete", "elf_core_mem
                "elf_core_memory_pending_reject"}
 CORE_MEMORY_ADMIN = {"elf_admin_core_memory_policy_get", "elf_admin_core_memory_policy_put",
                      "elf_admin_core_memory_upsert", "elf_admin_core_memory_delete"}
+# agent-memory-acb-prd section 11 (record_event, build_acb, get_artifact, query_decisions) and the 7.3 writes.
+ACB = {"elf_acb_record_event", "elf_acb_build", "elf_acb_get_artifact", "elf_acb_query_decisions",
+       "elf_acb_record_decision", "elf_acb_task"}
 # API operations deliberately without a tool: an echo for curl checks, and an operator's maintenance job.
 NOT_TOOLS = {("GET", "/v2/context"), ("POST", "/v2/admin/qdrant/rebuild")}
 TOOLS = all_tools()
@@ -66,7 +69,7 @@ def _resolve(doc: dict, schema: dict) -> dict:
 
 def test_tool_names_cover_spec_section_17_and_the_extras():
     assert {t.name for t in TOOLS} == (SPEC_SECTION_17 | SHARING | ADMIN_READBACKS | GRAPH | GRAPH_ADMIN | DOCS
-                                       | CORE_MEMORY | CORE_MEMORY_ADMIN)
+                                       | CORE_MEMORY | CORE_MEMORY_ADMIN | ACB)
     assert len(TOOLS) == len({t.name for t in TOOLS})
 
 
@@ -77,7 +80,7 @@ def test_every_api_operation_has_a_tool(openapi):
         for path, ops in doc["paths"].items():
             for method in ops:
                 key = (method.upper(), path)
-                if path.startswith("/v2/") and key not in tools and key not in NOT_TOOLS:
+                if path.startswith(("/v2/", "/api/v1/")) and key not in tools and key not in NOT_TOOLS:
                     missing.append(f"{bind}: {key}")
     assert not missing, f"endpoints without an MCP tool: {missing}"
 
@@ -96,14 +99,65 @@ def test_tool_arguments_are_the_operations_parameters_and_body(openapi, tool):
             mine, api = schema["properties"][p["name"]], p["schema"]
             assert (mine.get("type"), mine.get("format")) == (api.get("type"), api.get("format")), p["name"]
             assert sorted(mine.get("enum", [])) == sorted(api.get("enum", [])), p["name"]
+    filled = set(tool.context_args())  # optional in the tool, whatever the API requires: elf-mcp fills them in
+    required = set(schema.get("required", [])) - path_names
     if tool.method in BODY_METHODS:
         body = (_resolve(openapi[tool.bind], op["requestBody"]["content"]["application/json"]["schema"])
                 if "requestBody" in op else {"properties": {}})  # a bodiless POST (e.g. ending a run)
         assert props - path_names == set(body["properties"])
-        assert set(schema.get("required", [])) - path_names == set(body.get("required", []))
+        assert required == set(body.get("required", [])) - filled
     else:
         assert "requestBody" not in op
         assert props - path_names == {p["name"] for p in params if p["in"] == "query"}
+        assert required == {p["name"] for p in params if p["in"] == "query" and p.get("required")} - filled
+
+
+def _arguments(openapi, tool) -> tuple[set[str], set[str]]:
+    """(names, required names) of what the operation takes besides path parameters: its body or query."""
+    op = _operation(openapi, tool)
+    if tool.method in BODY_METHODS:
+        if "requestBody" not in op:
+            return set(), set()
+        body = _resolve(openapi[tool.bind], op["requestBody"]["content"]["application/json"]["schema"])
+        return set(body["properties"]), set(body.get("required", []))
+    query = [p for p in op.get("parameters", []) if p["in"] == "query"]
+    return {p["name"] for p in query}, {p["name"] for p in query if p.get("required")}
+
+
+def test_body_context_exactly_where_the_api_takes_the_tenant_in_the_body_or_query(openapi):
+    """The rule for ``body_context``: a tool has it if and only if its operation requires tenant_id in the body
+    or query (the /api/v1 endpoints, PRD 9.3; the /v2 ones read the X-ELF-* headers). Then each of tenant_id,
+    project_id and agent_id the operation takes is filled in by elf-mcp: in the tool's schema it is listed but
+    optional, and described as filled in; every other argument keeps the API's required-ness (session_id stays
+    required: elf-mcp has no session of its own)."""
+    flagged = {t.name for t in TOOLS if t.body_context}
+    needs_tenant = {t.name for t in TOOLS if TENANT_ARG in _arguments(openapi, t)[1]}
+    assert flagged == needs_tenant == ACB
+    for tool in TOOLS:
+        names, api_required = _arguments(openapi, tool)
+        schema = tool.input_schema()
+        context = tool.context_args()
+        assert context == tuple(n for n in CONTEXT_ARGS if n in names and tool.body_context)
+        assert not set(context) & set(schema.get("required", [])), tool.name
+        for name in context:
+            assert "elf-mcp fills in its own [mcp]." + name in schema["properties"][name]["description"]
+        assert ("session_id" in schema.get("required", [])) == ("session_id" in api_required), tool.name
+    by_name = {t.name: t for t in TOOLS}
+    assert by_name["elf_acb_record_event"].context_args() == ("tenant_id", "project_id", "agent_id")
+    assert by_name["elf_acb_get_artifact"].context_args() == by_name["elf_acb_query_decisions"].context_args() == (
+        "tenant_id",)  # the two GETs take tenant_id only (strict query: nothing else may be added)
+    assert sorted(by_name["elf_acb_build"].input_schema()["required"]) == ["session_id"]
+    assert by_name["elf_acb_get_artifact"].input_schema()["required"] == ["artifact_id"]
+
+
+def test_body_context_on_an_operation_without_tenant_id_is_refused():
+    """A flag that could fill nothing is a mistake in the tool table, found when the schema is built."""
+    wrong = ToolSpec("elf_wrong", "Wrong", "", bind="public", method="GET", path="/v2/notes", body_context=True)
+    with pytest.raises(ValueError, match="takes no tenant_id"):
+        wrong.input_schema()
+    with pytest.raises(ValueError, match="takes no tenant_id"):
+        wrong.context_args()
+    assert ToolSpec("elf_plain", "Plain", "", bind="public", method="GET", path="/v2/notes").context_args() == ()
 
 
 def test_read_profile_override_only_where_a_search_is_created():
@@ -185,7 +239,7 @@ from elf_mcp.catalog import all_tools
 from elf_mcp.main import main
 assert main(["-c", sys.argv[1]]) == 0
 tools = all_tools()
-assert len(tools) == 58 and all(t.mcp_tool().input_schema for t in tools)
+assert len(tools) == 64 and all(t.mcp_tool().input_schema for t in tools)
 print(json.dumps(sorted(sys.modules)))
 """
 

@@ -179,7 +179,7 @@ class DecisionsQuery(StrictSerializer):
     limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
 
 
-class DecisionOut(serializers.Serializer):
+class LedgerDecisionOut(serializers.Serializer):
     decision_id = serializers.CharField()
     ts = serializers.DateTimeField()
     status = serializers.CharField()
@@ -198,4 +198,4 @@ class DecisionOut(serializers.Serializer):
 
 
 class DecisionsOut(serializers.Serializer):
-    decisions = DecisionOut(many=True)
+    decisions = LedgerDecisionOut(many=True)

@@ -20,6 +20,7 @@ from elf_kernel.errors import InvalidRequest, NotFound
 
 from .. import selectors as sel
 from ..services.bundle import build
+from ..services.ledger import AlreadySuperseded
 from ..services.record import Scope, record_event
 from . import serializers as s
 
@@ -56,18 +57,28 @@ def _written_fields(kind: str, content: dict) -> list[tuple[str, str, FieldKind]
     return fields
 
 
-def _record(request, data: dict, kind: str, content: dict, channel: str, sensitivity: str, actor: dict | None = None):
+def _record(request, data: dict, kind: str, content: dict, channel: str, sensitivity: str, actor: dict | None = None,
+            *, content_path: str = "$.content"):
+    """``content_path``: where the content's fields sit in the request ($.content, or $ for the flat bodies of
+    POST /api/v1/decisions and /api/v1/tasks)."""
     scope = scope_of(request, data)
-    content = validated(s.CONTENT_SHAPES[kind], content, "$.content")
+    content = validated(s.CONTENT_SHAPES[kind], content, content_path)
     if sensitivity != "secret":
-        require_english(_written_fields(kind, content))
+        require_english([(path.replace("$.content", content_path, 1), v, k)
+                         for path, v, k in _written_fields(kind, content)])
     missing = sel.unknown_refs(scope.tenant_id, data.get("refs", []))
     if missing:
         raise InvalidRequest(f"Unknown refs in this tenant: {', '.join(missing[:5])}.",
                              [f"$.refs[{data['refs'].index(m)}]" for m in missing])
     if kind == "task_update" and not content.get("title") and not (
             content.get("task_id") and sel.task_exists(scope.tenant_id, content["task_id"])):
-        raise InvalidRequest("A new task needs a title.", ["$.content.title"])
+        raise InvalidRequest("A new task needs a title.", [content_path + ".title"])
+    if kind == "decision" and content.get("supersedes"):
+        status = sel.decision_status(scope.tenant_id, content["supersedes"])
+        if status is None:
+            raise NotFound("No such decision to supersede in this tenant.", [content_path + ".supersedes"])
+        if status != "active":
+            raise AlreadySuperseded(f"{content['supersedes']} was already superseded.", [content_path + ".supersedes"])
     actor = actor or {"type": "agent", "id": scope.agent_id}
     r = record_event(scope=scope, channel=channel, actor_type=actor["type"], actor_id=actor["id"], kind=kind,
                      sensitivity=sensitivity, tags=data.get("tags", []), content=content, refs=data.get("refs", []))
@@ -127,7 +138,7 @@ class DecisionsView(APIView):
     def post(self, request):
         data = validated(s.DecisionBody, request.data)
         content = {k: data[k] for k in s.DecisionContent().fields if k in data}
-        return _record(request, data, "decision", content, data["channel"], data["sensitivity"])
+        return _record(request, data, "decision", content, data["channel"], data["sensitivity"], content_path="$")
 
 
 class DecisionsQueryView(APIView):
@@ -151,5 +162,5 @@ class TasksView(APIView):
     def post(self, request):
         data = validated(s.TaskBody, request.data)
         content = {k: data[k] for k in s.TaskContent().fields if k in data}
-        return _record(request, data, "task_update", content, data["channel"], "none")
+        return _record(request, data, "task_update", content, data["channel"], "none", content_path="$")
 

@@ -178,7 +178,11 @@ def build(*, view: sel.View, intent: str | None, query_text: str | None, max_tok
         omissions.append({"reason": "no_query", "count": 0, "candidates": [],
                           "detail": "no query_text: retrieved_evidence left empty (fast path)"})
     kept = {r for s in sections for i in s.items for r in i.refs}
-    omissions += [t for t in truncated if t["candidates"][0] in kept]
+    seen_artifacts = set()
+    for t in truncated:  # one omission per truncated output, however many of its chunks were kept
+        if t["candidates"][0] in kept and t["artifact_id"] not in seen_artifacts:
+            seen_artifacts.add(t["artifact_id"])
+            omissions.append(t)
     rendered = [{"name": s.name, "cap": s.cap, "token_est": s.token_est, "items": [i.render() for i in s.items]}
                 for s in sections]
     used = sum(s.token_est for s in sections)

@@ -1,6 +1,6 @@
 """Static API keys (spec v2 sections 14-15, ``security.auth_mode = "static_keys"``).
 
-Every ``/v2/`` request on either listener must carry ``Authorization: Bearer <token>`` matching one
+Every ``/v2/`` and ``/api/v1/`` (event log and bundles) request on either listener must carry ``Authorization: Bearer <token>`` matching one
 ``[[security.auth_keys]]`` entry; the admin listener also needs an admin key. The matched key is stored on the
 request, and ``elf_kernel.context`` takes the tenant/project/agent context from it. ``/health``, the OpenAPI
 schema, the docs page, the Django admin pages and static files are not covered.
@@ -18,7 +18,7 @@ from .errors import ElfError, error_response
 from .listener import ADMIN_URLCONF
 from .runtime import get_config
 
-PROTECTED_PREFIX = "/v2/"
+PROTECTED_PREFIXES = ("/v2/", "/api/v1/")
 REQUEST_ATTR = "elf_auth_key"
 AUTHORIZATION_FIELD = "$.headers.Authorization"
 
@@ -92,7 +92,7 @@ class AuthMiddleware:
         self.ring = KeyRing(security.auth_keys or [])
 
     def __call__(self, request):
-        if request.path_info.startswith(PROTECTED_PREFIX):
+        if request.path_info.startswith(PROTECTED_PREFIXES):
             try:
                 setattr(request, REQUEST_ATTR, authenticate(request, self.ring))
             except ElfError as exc:

@@ -188,3 +188,19 @@ def test_tokens_never_reach_the_log(svc):
     assert "/v2/admin/traces/recent" in log and " 401 " in log and " 403 " in log  # the requests were logged
     for token in [*TOKENS.values(), unknown]:
         assert token not in log
+
+
+def test_event_log_routes_need_a_key_and_the_keys_tenant(svc):
+    """/api/v1 (event log and bundles) is covered like /v2: no key is 401, and the body's tenant must be the key's."""
+    body = {"tenant_id": "t1", "session_id": "s1", "agent_id": "a1", "channel": "private",
+            "actor": {"type": "human", "id": "u"}, "kind": "message", "content": {"text": "Hello from the key test."}}
+    assert_401(requests.post(svc.public + "/api/v1/events", json=body, timeout=10),
+               "Authorization: Bearer <token> is required.")
+    ok = requests.post(svc.public + "/api/v1/events", json=body, headers=bearer("user"), timeout=10)
+    assert ok.status_code == 200, ok.text
+    other = requests.post(svc.public + "/api/v1/events", json={**body, "tenant_id": "t2"}, headers=bearer("user"),
+                          timeout=10)
+    assert other.status_code == 403 and other.json()["fields"] == ["$.tenant_id"]
+    built = requests.post(svc.public + "/api/v1/acb/build", json={"tenant_id": "t2", "session_id": "s1",
+                                                                  "agent_id": "a1"}, headers=bearer("user"), timeout=10)
+    assert built.status_code == 403

@@ -85,32 +85,51 @@ class Hit:
     rank: float
 
 
-def evidence_pool(view: View, terms: list[str]) -> list[Hit]:
-    """At most CANDIDATE_POOL_MAX matching chunks of the tenant the view may read, best FTS rank first."""
+def evidence_pool(view: View, terms: list[str], scored: int) -> tuple[list[Hit], int]:
+    """(the ``scored`` best-ranked matching chunks the view may read, with their text; how many matched, counted
+    up to CANDIDATE_POOL_MAX). The pool is ranked without its text; only the rows kept are read in full."""
     if not terms:
-        return []
-    rows = _rows(
-        """SELECT c.chunk_id, c.event_id, c.session_id, c.ts, c.kind, c.token_est, c.importance, c.text,
-                  ts_rank_cd(c.tsv, q) AS rank
+        return [], 0
+    pool = _rows(
+        """SELECT c.chunk_id, ts_rank_cd(c.tsv, q) AS rank
              FROM acb_chunks c, to_tsquery('english', %(q)s) q
             WHERE c.tenant_id = %(t)s AND c.tsv @@ q AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)
             ORDER BY rank DESC, c.chunk_id
             LIMIT %(n)s""",
         view.params(q=or_query(terms), n=CANDIDATE_POOL_MAX))
-    return [Hit(*r) for r in rows]
+    best = pool[:scored]
+    rank = dict(best)
+    rows = _rows("""SELECT chunk_id, event_id, session_id, ts, kind, token_est, importance, text
+                      FROM acb_chunks WHERE chunk_id = ANY(%(ids)s)""", {"ids": list(rank)})
+    return [Hit(*r, rank[r[0]]) for r in rows], len(pool)
 
 
-def recent_chunks(view: View, limit: int) -> list[tuple]:
-    """The session's newest readable chunks, newest first: (chunk_id, event_id, ts, kind, actor_type, actor_id,
-    token_est, text, truncated artifact id or None)."""
-    return _rows(
-        """SELECT c.chunk_id, c.event_id, c.ts, c.kind, e.actor_type, e.actor_id, c.token_est, c.text,
-                  CASE WHEN (e.content->>'truncated')::boolean THEN e.content->>'artifact_id' END
-             FROM acb_chunks c JOIN acb_events e ON e.event_id = c.event_id
-            WHERE c.tenant_id = %(t)s AND c.session_id = %(s)s AND c.channel = ANY(%(ch)s)
-              AND c.sensitivity = ANY(%(sens)s)
-            ORDER BY c.ts DESC, c.event_id DESC, c.ord DESC
-            LIMIT %(n)s""", view.params(n=limit))
+RecentRow = tuple  # (chunk_id, event_id, ts, kind, actor_type, actor_id, token_est, text, artifact_id)
+RECENT_PAGE = 200
+
+
+def recent_chunks(view: View, tokens: int) -> list[RecentRow]:
+    """The session's newest readable chunks, newest first, until they hold ``tokens`` estimated tokens (read a
+    page at a time along the session index, so a long session costs no more than a short one)."""
+    out: list[RecentRow] = []
+    held = 0
+    after = None
+    while held < tokens:
+        page = _rows(
+            """SELECT chunk_id, event_id, ts, kind, actor_type, actor_id, token_est, text, artifact_id
+                 FROM acb_chunks
+                WHERE tenant_id = %(t)s AND session_id = %(s)s AND channel = ANY(%(ch)s)
+                  AND sensitivity = ANY(%(sens)s)
+                  AND (%(after_ts)s::timestamptz IS NULL OR (ts, chunk_id) < (%(after_ts)s, %(after_id)s))
+                ORDER BY ts DESC, chunk_id DESC
+                LIMIT %(n)s""",
+            view.params(after_ts=after[2] if after else None, after_id=after[0] if after else None, n=RECENT_PAGE))
+        out.extend(page)
+        held += sum(r[6] for r in page)
+        if len(page) < RECENT_PAGE:
+            break
+        after = page[-1]
+    return out
 
 
 def newest_ts(view: View) -> datetime | None:
@@ -162,13 +181,13 @@ def open_tasks(view: View, limit: int) -> list[AcbTask]:
 
 
 def other_agents_messages(view: View, limit: int) -> list[tuple]:
-    """The session's newest messages by other agents or people (for a handoff), newest first."""
+    """The session's newest messages and decisions written by other agents (for a handoff), newest first."""
     return _rows(
-        """SELECT c.chunk_id, c.event_id, e.actor_type, e.actor_id, c.token_est, c.text
-             FROM acb_chunks c JOIN acb_events e ON e.event_id = c.event_id
-            WHERE c.tenant_id = %(t)s AND c.session_id = %(s)s AND c.kind IN ('message', 'decision')
-              AND e.agent_id <> %(a)s AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)
-            ORDER BY c.ts DESC, c.event_id DESC, c.ord LIMIT %(n)s""", view.params(a=view.agent_id, n=limit))
+        """SELECT chunk_id, event_id, actor_type, actor_id, token_est, text
+             FROM acb_chunks
+            WHERE tenant_id = %(t)s AND session_id = %(s)s AND kind IN ('message', 'decision')
+              AND agent_id <> %(a)s AND channel = ANY(%(ch)s) AND sensitivity = ANY(%(sens)s)
+            ORDER BY ts DESC, chunk_id DESC LIMIT %(n)s""", view.params(a=view.agent_id, n=limit))
 
 
 def artifact(tenant_id: str, artifact_id: str) -> AcbArtifact | None:
@@ -198,3 +217,12 @@ def query_decisions(tenant_id: str, *, text: str | None, status: str, session_id
 def decision_status(tenant_id: str, decision_id: str) -> str | None:
     return AcbDecision.objects.filter(tenant_id=tenant_id, decision_id=decision_id).values_list(
         "status", flat=True).first()
+
+
+def tenant_has_facts(tenant_id: str) -> bool:
+    """A cheap look before building the facts' read-rule query (most event-log tenants have none)."""
+    return bool(_rows("SELECT EXISTS (SELECT 1 FROM graph_facts WHERE tenant_id = %(t)s)", {"t": tenant_id})[0][0])
+
+
+def tenant_has_notes(tenant_id: str) -> bool:
+    return bool(_rows("SELECT EXISTS (SELECT 1 FROM memory_notes WHERE tenant_id = %(t)s)", {"t": tenant_id})[0][0])

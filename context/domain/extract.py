@@ -40,8 +40,11 @@ def _pieces(paragraph: str, limit: int) -> list[str]:
         parts = [p for p in splitter(paragraph) if p.strip()]
         if len(parts) > 1:
             return [q for p in parts for q in _pieces(p, limit)]
-    data, out, step = paragraph, [], max(limit * 3, 1)  # one unbroken token run: cut by characters
+    out, data = [], paragraph  # one unbroken run (base64, CJK): cut by characters, halving until a piece fits
     while data:
+        step = max(limit * 3, 1)
+        while step > 1 and estimate_tokens(data[:step]) > limit:
+            step //= 2
         out.append(data[:step])
         data = data[step:]
     return out

@@ -20,7 +20,7 @@ from graph.selectors.facts import in_state, visible_facts
 from memory.selectors import not_expired, readable_notes
 
 from .. import selectors as sel
-from ..domain.packing import Item, pack
+from ..domain.packing import Item, caps_for, pack
 from ..domain.scoring import score, scoring_provenance
 from ..domain.tokens import METHOD, estimate_tokens
 from ..domain.ids import new_id
@@ -66,7 +66,7 @@ def _core_memory(view: sel.View) -> dict[str, list[Item]]:
 
 
 def _facts(view: sel.View, terms: list[str], now: datetime, limit: int = 20) -> list[Item]:
-    if not terms:
+    if not terms or not sel.tenant_has_facts(view.tenant_id):
         return []
     ctx = RequestContext(view.tenant_id, view.project_id, view.agent_id, None)
     facts = in_state(visible_facts(ctx), "current", now).select_related("subject_entity", "object_entity")
@@ -83,7 +83,7 @@ def _facts(view: sel.View, terms: list[str], now: datetime, limit: int = 20) -> 
 
 
 def _notes(view: sel.View, terms: list[str], limit: int = 10) -> list[Item]:
-    if not terms:
+    if not terms or not sel.tenant_has_notes(view.tenant_id):
         return []
     ctx = RequestContext(view.tenant_id, view.project_id, view.agent_id, None)
     scopes = SHARED_NOTE_SCOPES if view.channel in ("public", "agent") else None
@@ -97,18 +97,18 @@ def _notes(view: sel.View, terms: list[str], limit: int = 10) -> list[Item]:
 
 
 def _evidence(view: sel.View, terms: list[str], ref_ts: datetime) -> tuple[list[Item], int]:
-    pool = sel.evidence_pool(view, terms)
-    top = pool[:SCORED_MAX]  # PRD 8.2: at most 200 of the pool are scored
+    top, pool_size = sel.evidence_pool(view, terms, SCORED_MAX)  # PRD 8.2: at most 200 of the pool are scored
     ranked = sorted(top, key=lambda h: (-score(h.rank, (ref_ts - h.ts).total_seconds() / 3600, h.importance),
                                         h.chunk_id))
     items = [Item("text", h.text, (h.chunk_id, h.event_id), h.token_est,
                   {"score": round(score(h.rank, (ref_ts - h.ts).total_seconds() / 3600, h.importance), 6)},
                   covers=(h.chunk_id,)) for h in ranked]
-    return items, len(pool)
+    return items, pool_size
 
 
-def _recent(view: sel.View, cap_hint: int) -> tuple[list[Item], list[dict]]:
-    rows = sel.recent_chunks(view, limit=max(cap_hint // 20, 50))
+def _recent(view: sel.View, cap: int) -> tuple[list[Item], list[dict]]:
+    # twice the cap: room for turns the sections filled before it already hold (duplicates) and for labels
+    rows = sel.recent_chunks(view, tokens=2 * cap)
     items, truncated = [], []
     for chunk_id, event_id, _ts, kind, actor_type, actor_id, token_est, text, artifact_id in rows:
         label = "User" if actor_type == "human" else f"{ACTOR[actor_type]} {actor_id}"
@@ -156,7 +156,7 @@ def build(*, view: sel.View, intent: str | None, query_text: str | None, max_tok
     terms = sel.query_terms(query_text or "")
     core = _core_memory(view)
     evidence, pool_size = _evidence(view, terms, ref_ts)
-    recent, truncated = _recent(view, max_tokens)
+    recent, truncated = _recent(view, caps_for(max_tokens)["recent_window"])
     candidates = {
         "identity": core["identity"], "rules": core["rules"],
         "task_state": core["task_state"] + _tasks(view),

@@ -80,9 +80,11 @@ def chunk_rows(event: AcbEvent) -> list[AcbChunk]:
     rows = []
     for i, text in enumerate(chunk_text(event_text(event.kind, event.content))):
         rows.append(AcbChunk(
-            chunk_id=f"chk_{event.event_id.removeprefix('evt_')}_{i}", tenant_id=event.tenant_id,
+            chunk_id=f"chk_{event.event_id.removeprefix('evt_')}_{i:04d}", tenant_id=event.tenant_id,
             project_id=event.project_id, session_id=event.session_id, event=event, ord=i, ts=event.ts,
-            kind=event.kind, channel=event.channel, sensitivity=event.sensitivity, tags=event.tags,
+            kind=event.kind, agent_id=event.agent_id, actor_type=event.actor_type, actor_id=event.actor_id,
+            artifact_id=event.content.get("artifact_id") if event.content.get("truncated") else None,
+            channel=event.channel, sensitivity=event.sensitivity, tags=event.tags,
             token_est=max(estimate_tokens(text), 1), importance=IMPORTANCE[event.kind], text=text,
             text_hash=content_key(text)))
     return rows

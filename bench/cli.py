@@ -1,7 +1,7 @@
 """elf-bench: benchmark commands that print numbers.
 
     elf-bench -c elf.toml            every part against a running ELF, bounded in time and count:
-                                     add-note, search, concurrency, graph, docs, core-memory (the embedder and
+                                     add-note, search, concurrency, graph, docs, core-memory, acb (the embedder and
                                      qdrant micro-benchmarks need no running service and are separate)
     elf-bench NAME [options]         one part; elf-bench NAME --help for its options
 """
@@ -21,6 +21,7 @@ BENCHES = {
     "graph": "bench.graph_bench",
     "docs": "bench.docs_bench",
     "core-memory": "bench.core_memory_bench",
+    "acb": "bench.acb_bench",
 }
 # What `elf-bench -c FILE` runs, in order, with bounded sizes (every part also caps its own waiting time).
 ALL = (
@@ -30,6 +31,7 @@ ALL = (
     ("graph", ["--notes", "10000", "--facts", "20000", "--queries", "100"]),
     ("docs", ["--docs", "200", "--queries", "100", "--timeout", "1800"]),
     ("core-memory", ["--n", "300"]),
+    ("acb", ["--events-session", "5000", "--events-tenant", "50000"]),
 )
 
 

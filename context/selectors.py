@@ -85,23 +85,30 @@ class Hit:
     rank: float
 
 
+# The pool is the newest CANDIDATE_POOL_MAX matches of the tenant (recency is part of the score, and this bounds
+# the ranking work whatever the tenant's size); the best ``scored`` of them by rank are read in full.
+POOL_SQL = """
+WITH pool AS (
+    SELECT c.chunk_id, c.tsv FROM acb_chunks c
+     WHERE c.tenant_id = %(t)s AND c.tsv @@ to_tsquery('english', %(q)s)
+       AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)
+     ORDER BY c.ts DESC, c.chunk_id DESC LIMIT %(n)s)
+SELECT chunk_id, ts_rank_cd(tsv, to_tsquery('english', %(q)s)) AS rank, count(*) OVER ()
+  FROM pool ORDER BY rank DESC, chunk_id LIMIT %(k)s"""
+
+
 def evidence_pool(view: View, terms: list[str], scored: int) -> tuple[list[Hit], int]:
-    """(the ``scored`` best-ranked matching chunks the view may read, with their text; how many matched, counted
-    up to CANDIDATE_POOL_MAX). The pool is ranked without its text; only the rows kept are read in full."""
+    """(the ``scored`` best-ranked of the newest CANDIDATE_POOL_MAX matching chunks the view may read, with their
+    text; the pool's size)."""
     if not terms:
         return [], 0
-    pool = _rows(
-        """SELECT c.chunk_id, ts_rank_cd(c.tsv, q) AS rank
-             FROM acb_chunks c, to_tsquery('english', %(q)s) q
-            WHERE c.tenant_id = %(t)s AND c.tsv @@ q AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)
-            ORDER BY rank DESC, c.chunk_id
-            LIMIT %(n)s""",
-        view.params(q=or_query(terms), n=CANDIDATE_POOL_MAX))
-    best = pool[:scored]
-    rank = dict(best)
+    best = _rows(POOL_SQL, view.params(q=or_query(terms), n=CANDIDATE_POOL_MAX, k=scored))
+    if not best:
+        return [], 0
+    rank = {chunk_id: r for chunk_id, r, _ in best}
     rows = _rows("""SELECT chunk_id, event_id, session_id, ts, kind, token_est, importance, text
                       FROM acb_chunks WHERE chunk_id = ANY(%(ids)s)""", {"ids": list(rank)})
-    return [Hit(*r, rank[r[0]]) for r in rows], len(pool)
+    return [Hit(*r, rank[r[0]]) for r in rows], best[0][2]
 
 
 RecentRow = tuple  # (chunk_id, event_id, ts, kind, actor_type, actor_id, token_est, text, artifact_id)

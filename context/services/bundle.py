@@ -106,14 +106,20 @@ def _evidence(view: sel.View, terms: list[str], ref_ts: datetime) -> tuple[list[
     return items, pool_size
 
 
+def _label(actor_type: str, actor_id: str) -> str:
+    return "User" if actor_type == "human" else f"{ACTOR[actor_type]} {actor_id}"
+
+
 def _recent(view: sel.View, cap: int) -> tuple[list[Item], list[dict]]:
-    # twice the cap: room for turns the sections filled before it already hold (duplicates) and for labels
-    rows = sel.recent_chunks(view, tokens=2 * cap)
-    items, truncated = [], []
+    # a quarter more than the cap: room for turns a section filled before already holds (duplicates)
+    rows = sel.recent_chunks(view, tokens=cap + cap // 4)
+    items, truncated, label_cost = [], [], {}
     for chunk_id, event_id, _ts, kind, actor_type, actor_id, token_est, text, artifact_id in rows:
-        label = "User" if actor_type == "human" else f"{ACTOR[actor_type]} {actor_id}"
-        items.append(_item("text", f"{label}: {text}", [chunk_id, event_id], covers=(chunk_id,), key_text=text,
-                           kind=kind))
+        label = _label(actor_type, actor_id)
+        if label not in label_cost:  # the chunk's own estimate plus its label's (estimated once per label)
+            label_cost[label] = estimate_tokens(label + ": ")
+        items.append(Item("text", f"{label}: {text}", (chunk_id, event_id), token_est + label_cost[label],
+                          {"kind": kind}, (chunk_id,), text))
         if artifact_id:
             truncated.append({"reason": "truncated_tool_output", "candidates": [event_id], "artifact_id": artifact_id})
     return items, truncated
@@ -144,7 +150,7 @@ def _handoff(view: sel.View) -> list[Item]:
         items.append(_item("decision", f"Decided by {d.agent_id}: {d.decision}", list(d.refs[:20]),
                            covers=_decision_covers(d), decision_id=d.decision_id))
     for chunk_id, event_id, actor_type, actor_id, _t, text in sel.other_agents_messages(view, 30):
-        label = "User" if actor_type == "human" else f"{ACTOR[actor_type]} {actor_id}"
+        label = _label(actor_type, actor_id)
         items.append(_item("text", f"{label}: {text}", [chunk_id, event_id], covers=(chunk_id,), key_text=text))
     return items
 

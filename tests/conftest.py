@@ -324,3 +324,13 @@ def mcp_session(url: str, steps):
 def mcp_call(url: str, tool: str, arguments: dict | None = None):
     """One tool call in its own MCP session; returns the CallToolResult."""
     return mcp_session(url, lambda session: session.call_tool(tool, arguments or {}))
+
+
+def start_elf_mcp_for(service_set, mcp_context: dict) -> tuple[LiveProcess, str]:
+    """elf-mcp in front of an isolated ServiceSet's API (its binds, database and free mcp_bind), acting in
+    ``mcp_context`` (the [mcp] table)."""
+    data = tomllib.loads(service_set.config_path.read_text())
+    data["mcp"] = dict(mcp_context)
+    config = service_set.workdir / "elf-mcp.toml"
+    config.write_text(dumps(data))
+    return start_elf_mcp(config, service_set.workdir / "mcp.log")

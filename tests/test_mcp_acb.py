@@ -5,14 +5,12 @@ are called without them, and elf-mcp fills them in from [mcp] (and refuses anoth
 
 from __future__ import annotations
 
-import tomllib
 import uuid
 
 import pytest
 
-from elf_config.toml_writer import dumps
 from elf_mcp.acb_tools import acb_tools
-from tests.conftest import mcp_call, mcp_session, start_elf_mcp
+from tests.conftest import mcp_call, mcp_session, start_elf_mcp_for
 
 RUN = uuid.uuid4().hex[:8]
 MCP_CONTEXT = {"tenant_id": f"acb-tenant-{RUN}", "project_id": "acb-project", "agent_id": "acb-agent",
@@ -28,11 +26,7 @@ TOOL_OUTPUT = ("service: billing\n"
 def url(isolated_services_module):
     s = isolated_services_module("mcp_acb")
     s.start_api()
-    data = tomllib.loads(s.config_path.read_text())  # its binds, database and a free mcp_bind
-    data["mcp"] = dict(MCP_CONTEXT)
-    config = s.workdir / "elf-mcp.toml"
-    config.write_text(dumps(data))
-    proc, url = start_elf_mcp(config, s.workdir / "mcp.log")
+    proc, url = start_elf_mcp_for(s, MCP_CONTEXT)
     yield url
     proc.stop()
 

@@ -5,14 +5,12 @@ bind, POLICY.md on the admin bind, each endpoint one tool."""
 from __future__ import annotations
 
 import json
-import tomllib
 import uuid
 
 import pytest
 
-from elf_config.toml_writer import dumps
 from elf_mcp.core_memory_tools import admin_core_memory_tools, core_memory_tools
-from tests.conftest import mcp_call, mcp_session, start_elf_mcp
+from tests.conftest import mcp_call, mcp_session, start_elf_mcp_for
 
 RUN = uuid.uuid4().hex[:8]
 MCP_CONTEXT = {"tenant_id": f"cm-tenant-{RUN}", "project_id": "cm-project", "agent_id": "cm-agent",
@@ -42,11 +40,7 @@ POLICY_ONLY = {"scope": "policy", "kind": None, "priority": None, "updated_at": 
 def url(isolated_services_module):
     s = isolated_services_module("mcp_cm")
     s.start_api()
-    data = tomllib.loads(s.config_path.read_text())  # its binds, database and a free mcp_bind
-    data["mcp"] = dict(MCP_CONTEXT)
-    config = s.workdir / "elf-mcp.toml"
-    config.write_text(dumps(data))
-    proc, url = start_elf_mcp(config, s.workdir / "mcp.log")
+    proc, url = start_elf_mcp_for(s, MCP_CONTEXT)
     yield url
     proc.stop()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from elf_config.identifiers import MAX_IDENTIFIER_CHARS
+from elf_kernel.api.fast_output import FastOutput
 from elf_kernel.api.strict import StrictSerializer
 
 from ..domain.vocabulary import (
@@ -127,22 +128,23 @@ class BundleItemOut(serializers.Serializer):
     token_est = serializers.IntegerField()
 
 
-class SectionOut(serializers.Serializer):
+class SectionOut(FastOutput):
     name = serializers.CharField()
     cap = serializers.IntegerField()
     token_est = serializers.IntegerField()
-    items = serializers.ListField(child=serializers.DictField(), help_text="{type, text, refs, token_est, ...}: "
-                                  "decision_id, task_id, score and scope where they apply")
+    # JSONField renders the items as built (a bundle holds hundreds); their shape is the help text's.
+    items = serializers.JSONField(help_text="[{type, text, refs, token_est, ...}]: decision_id, task_id, score and "
+                                  "scope where they apply")
 
 
-class BundleOut(serializers.Serializer):
+class BundleOut(FastOutput):
     acb_id = serializers.CharField()
     budget_tokens = serializers.IntegerField()
     token_used_est = serializers.IntegerField()
     reserve_tokens = serializers.IntegerField()
     bundle_hash = serializers.CharField(help_text="the same log and memory give the same hash")
     sections = SectionOut(many=True)
-    omissions = serializers.ListField(child=serializers.DictField())
+    omissions = serializers.JSONField(help_text="[{reason, count, candidates, ...}]")
     provenance = serializers.DictField()
 
 

@@ -11,6 +11,7 @@ import hashlib
 import json
 from datetime import datetime
 
+from django.db import connection
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -25,7 +26,6 @@ from ..domain.scoring import score, scoring_provenance
 from ..domain.tokens import METHOD, estimate_tokens
 from ..domain.ids import new_id
 from ..domain.vocabulary import SCORED_MAX
-from ..models import AcbBundle
 
 ACTOR = {"human": "User", "agent": "Agent", "tool": "Tool"}
 SHARED_NOTE_SCOPES = ("project_shared", "org_shared")
@@ -203,10 +203,13 @@ def build(*, view: sel.View, intent: str | None, query_text: str | None, max_tok
             "scoring": scoring_provenance(), "token_estimate": METHOD,
         },
     }
-    body["bundle_hash"] = hashlib.blake2b(json.dumps(body, sort_keys=True, default=str).encode(),
-                                          digest_size=16).hexdigest()
+    text = json.dumps(body, sort_keys=True, default=str)
+    body["bundle_hash"] = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    stored = text[:-1] + f', "bundle_hash": "{body["bundle_hash"]}"}}'  # the body with its hash, serialised once
     acb_id = new_id("acb")
-    AcbBundle.objects.create(acb_id=acb_id, tenant_id=view.tenant_id, session_id=view.session_id,
-                             agent_id=view.agent_id, channel=view.channel, created_at=now, budget_tokens=max_tokens,
-                             token_used_est=used, bundle_hash=body["bundle_hash"], body=body)
+    with connection.cursor() as cur:  # the body serialised once, not again by the ORM
+        cur.execute("INSERT INTO acb_bundles (acb_id, tenant_id, session_id, agent_id, channel, created_at, "
+                    "budget_tokens, token_used_est, bundle_hash, body) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, "
+                    "%s::jsonb)", [acb_id, view.tenant_id, view.session_id, view.agent_id, view.channel, now,
+                                   max_tokens, used, body["bundle_hash"], stored])
     return {"acb_id": acb_id, **body}

@@ -9,6 +9,8 @@ from datetime import datetime
 
 from django.db import connection
 
+from elf_kernel.context import RequestContext
+
 from .domain.vocabulary import ALLOWED_SENSITIVITIES, CANDIDATE_POOL_MAX, VISIBLE_CHANNELS
 from .models import AcbArtifact, AcbDecision, AcbSession, AcbTask
 
@@ -30,6 +32,11 @@ class View:
     @property
     def sensitivities(self) -> list[str]:
         return list(ALLOWED_SENSITIVITIES[self.channel])
+
+    @property
+    def ctx(self) -> RequestContext:
+        """The same caller as the other apps' services and read rules see it."""
+        return RequestContext(self.tenant_id, self.project_id, self.agent_id, None)
 
     def params(self, **more) -> dict:
         return {"t": self.tenant_id, "s": self.session_id, "ch": self.channels, "sens": self.sensitivities, **more}

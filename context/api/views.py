@@ -21,6 +21,7 @@ from elf_kernel.errors import InvalidRequest, NotFound
 from .. import selectors as sel
 from ..services.bundle import build
 from ..services.ledger import AlreadySuperseded
+from ..domain.vocabulary import WRITTEN_KINDS
 from ..services.record import Scope, record_event
 from . import serializers as s
 
@@ -28,10 +29,16 @@ DEFAULT_PROJECT = "default"
 NATURAL = FieldKind.NATURAL
 
 
-def scope_of(request, data: dict) -> Scope:
+def check_key_tenant(request, tenant_id: str, path: str):
+    """With static keys the caller's tenant must be its key's (403 naming ``path``); returns the key or None."""
     key = matched_key(request)
-    if key is not None and key.tenant_id != data["tenant_id"]:
-        raise Forbidden("tenant_id differs from the tenant of this API key.", ["$.tenant_id"])
+    if key is not None and key.tenant_id != tenant_id:
+        raise Forbidden("tenant_id differs from the tenant of this API key.", [path])
+    return key
+
+
+def scope_of(request, data: dict) -> Scope:
+    key = check_key_tenant(request, data["tenant_id"], "$.tenant_id")
     project = data.get("project_id") or (key.project_id if key else None) or request.headers.get(
         "X-ELF-Project-Id") or DEFAULT_PROJECT
     scope = Scope(data["tenant_id"], project, data["session_id"], data["agent_id"])
@@ -49,7 +56,7 @@ def _written_fields(kind: str, content: dict) -> list[tuple[str, str, FieldKind]
     """What people and agents wrote (the English gate's business); tool calls and results are data."""
     fields = []
     for name, value in content.items():
-        if kind in ("message", "decision", "task_update", "artifact") and isinstance(value, str) and name not in (
+        if kind in WRITTEN_KINDS and isinstance(value, str) and name not in (
                 "task_id", "supersedes", "scope", "status"):
             fields.append((f"$.content.{name}", value, NATURAL))
         elif isinstance(value, list) and kind == "decision":
@@ -122,9 +129,7 @@ class ArtifactView(APIView):
                    responses={200: s.ArtifactOut, **ERROR_RESPONSES})
     def get(self, request, artifact_id):
         q = validated(s.ArtifactQuery, request.query_params.dict(), "$.query")
-        key = matched_key(request)
-        if key is not None and key.tenant_id != q["tenant_id"]:
-            raise Forbidden("tenant_id differs from the tenant of this API key.", ["$.query.tenant_id"])
+        check_key_tenant(request, q["tenant_id"], "$.query.tenant_id")
         a = sel.artifact(q["tenant_id"], artifact_id)
         if a is None:
             raise NotFound("No such artifact in this tenant.", ["$.path.artifact_id"])
@@ -146,9 +151,7 @@ class DecisionsQueryView(APIView):
                    parameters=[s.DecisionsQuery], responses={200: s.DecisionsOut, **ERROR_RESPONSES})
     def get(self, request):
         q = validated(s.DecisionsQuery, request.query_params.dict(), "$.query")
-        key = matched_key(request)
-        if key is not None and key.tenant_id != q["tenant_id"]:
-            raise Forbidden("tenant_id differs from the tenant of this API key.", ["$.query.tenant_id"])
+        check_key_tenant(request, q["tenant_id"], "$.query.tenant_id")
         if q.get("q"):
             require_english([("$.query.q", q["q"], NATURAL)])
         rows = sel.query_decisions(q["tenant_id"], text=q.get("q"), status=q["status"], session_id=q.get("session_id"),

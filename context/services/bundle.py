@@ -16,7 +16,6 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from core_memory.services.resolve import resolve
-from elf_kernel.context import RequestContext
 from graph.selectors.facts import in_state, visible_facts
 from memory.selectors import not_expired, readable_notes
 
@@ -44,7 +43,7 @@ def _decision_covers(d) -> tuple[str, ...]:
 
 
 def _core_memory(view: sel.View) -> dict[str, list[Item]]:
-    ctx = RequestContext(view.tenant_id, view.project_id, view.agent_id, None)
+    ctx = view.ctx
     out: dict[str, list[Item]] = {"identity": [_item(
         "text", f"You are agent {view.agent_id} in session {view.session_id} (project {view.project_id}).",
         [f"view:identity.agent.{view.agent_id}"])], "rules": [], "task_state": []}
@@ -68,7 +67,7 @@ def _core_memory(view: sel.View) -> dict[str, list[Item]]:
 def _facts(view: sel.View, terms: list[str], now: datetime, limit: int = 20) -> list[Item]:
     if not terms or not sel.tenant_has_facts(view.tenant_id):
         return []
-    ctx = RequestContext(view.tenant_id, view.project_id, view.agent_id, None)
+    ctx = view.ctx
     facts = in_state(visible_facts(ctx), "current", now).select_related("subject_entity", "object_entity")
     scored = []
     for f in facts.order_by("-valid_from", "fact_id")[:500]:
@@ -85,7 +84,7 @@ def _facts(view: sel.View, terms: list[str], now: datetime, limit: int = 20) -> 
 def _notes(view: sel.View, terms: list[str], limit: int = 10) -> list[Item]:
     if not terms or not sel.tenant_has_notes(view.tenant_id):
         return []
-    ctx = RequestContext(view.tenant_id, view.project_id, view.agent_id, None)
+    ctx = view.ctx
     scopes = SHARED_NOTE_SCOPES if view.channel in ("public", "agent") else None
     q = sel.or_query(terms)
     notes = (not_expired(readable_notes(ctx, scopes=scopes).filter(status="active"))

@@ -3,9 +3,9 @@ the shared secret detector (elf_domain.secrets), reported with the JSONPath of e
 
 from __future__ import annotations
 
-from elf_domain.english_gate import FieldKind, collect_non_english, normalize
+from elf_domain.english_gate import FieldKind, normalize
 from elf_domain.secrets import contains_secret
-from elf_kernel.errors import NonEnglishInput
+from elf_kernel.api.english_fields import require_english
 
 from .errors import RejectSecret
 
@@ -14,9 +14,7 @@ Field = tuple[str, str, FieldKind]  # (JSONPath, text, how it is gated)
 
 def require_clean(fields: list[Field]) -> None:
     """422 NON_ENGLISH_INPUT, else 422 REJECT_SECRET, naming every failing field."""
-    failing = collect_non_english(fields)
-    if failing:
-        raise NonEnglishInput(failing)
+    require_english(fields)
     secret = [path for path, text, _ in fields if contains_secret(normalize(text))]
     if secret:
         raise RejectSecret(secret)

@@ -50,6 +50,39 @@ def test_same_payload_twice_is_none(svc):
     assert rows(svc, "SELECT count(*) FROM memory_notes WHERE text = %s", (payload[0]["text"],)) == [(1,)]
 
 
+def _writes_of(svc, nid: str) -> tuple:
+    return (rows(svc, "SELECT count(*) FROM memory_note_versions WHERE note_id = %s", (nid,))[0][0],
+            rows(svc, "SELECT count(*) FROM indexing_outbox WHERE note_id = %s", (nid,))[0][0],
+            rows(svc, "SELECT updated_at FROM memory_notes WHERE note_id = %s", (nid,))[0][0])
+
+
+@pytest.mark.parametrize("ttl_days", [None, 7], ids=["type-ttl", "explicit-ttl"])
+def test_keyed_replay_is_none_with_no_version_or_outbox_row(svc, ttl_days):
+    extra = {"ttl_days": ttl_days} if ttl_days else {}
+    payload = [note("Preference: the user reviews code in the morning.", type="preference", key=f"review_time_{ttl_days}",
+                    source_ref={"turn": 3}, **extra)]
+    first = ingest(svc, payload).json()["results"][0]
+    assert first["op"] == "ADD"
+    before = _writes_of(svc, first["note_id"])
+    second = ingest(svc, payload).json()["results"][0]
+    assert (second["op"], second["note_id"], second["reason_code"]) == ("NONE", first["note_id"], "IGNORE_DUPLICATE")
+    assert _writes_of(svc, first["note_id"]) == before  # no version row, no outbox job, updated_at untouched
+    (details,) = rows(svc, "SELECT details FROM memory_ingest_decisions WHERE note_id = %s AND note_op = 'NONE'",
+                      (first["note_id"],))[-1]
+    assert details["key_match"] is True and details["matched_dup"] is True
+
+
+@pytest.mark.parametrize("change", [{"importance": 0.9}, {"confidence": 0.6}, {"source_ref": {"turn": 4}},
+                                    {"ttl_days": 30}], ids=["importance", "confidence", "source_ref", "ttl_days"])
+def test_keyed_payload_with_any_field_changed_updates(svc, change):
+    key = "deploy_day_" + next(iter(change))
+    base = note("Plan: deploy on Thursday.", type="plan", key=key, source_ref={"turn": 3})
+    nid = ingest(svc, [base]).json()["results"][0]["note_id"]
+    res = ingest(svc, [{**base, **change}]).json()["results"][0]
+    assert (res["op"], res["note_id"]) == ("UPDATE", nid)
+    assert rows(svc, "SELECT count(*) FROM memory_note_versions WHERE note_id = %s", (nid,)) == [(2,)]
+
+
 def test_duplicate_found_by_pooled_vector_after_indexing(svc):
     first = ingest(svc, [note("Fact: the release train leaves every second Tuesday.")]).json()["results"][0]
     wait_indexed(svc, first["note_id"])

@@ -19,15 +19,20 @@ class Resolution:
 def resolve(
     *,
     key_match_id: object | None,
+    key_match_unchanged: bool = False,
     exact_text_id: object | None,
     best_id: object | None,
     best_similarity: float | None,
     dup_threshold: float,
     update_threshold: float,
 ) -> Resolution:
-    """Key match -> UPDATE in place; an identical active text -> NONE (duplicate, even before it is indexed);
-    otherwise the pooled-vector similarity: >= dup -> NONE, >= update -> UPDATE best match, else ADD."""
+    """Key match -> UPDATE in place, or NONE when the keyed note already holds what the payload says
+    (``key_match_unchanged``: a replay, spec v2 section 19 F); an identical active text -> NONE (duplicate, even
+    before it is indexed); otherwise the pooled-vector similarity: >= dup -> NONE, >= update -> UPDATE best match,
+    else ADD."""
     if key_match_id is not None:
+        if key_match_unchanged:
+            return Resolution(NONE, key_match_id, 1.0, key_match=True, matched_dup=True)
         return Resolution(UPDATE, key_match_id, best_similarity, key_match=True, matched_dup=False)
     if exact_text_id is not None:
         return Resolution(NONE, exact_text_id, 1.0, key_match=False, matched_dup=True)

@@ -103,9 +103,19 @@ def _group_notes(ctx: RequestContext, scope: str, note_type: str):
     ).exclude(expires_at__lte=timezone.now())
 
 
-def _lookup(ctx, scope, note: NoteInput, vector, embedding_version, mcfg) -> update_resolver.Resolution:
+def _holds_payload(cfg: ElfConfig, target: MemoryNote, note: NoteInput) -> bool:
+    """Whether the keyed note already says what ``note`` says: the same text, importance, confidence and
+    source_ref, and the expiry the payload's ttl_days would have given it when it was last written."""
+    return (target.text == note.text and target.importance == note.importance
+            and target.confidence == note.confidence and (target.source_ref or {}) == (note.source_ref or {})
+            and target.expires_at == _expiry(cfg, note, target.updated_at))
+
+
+def _lookup(cfg, ctx, scope, note: NoteInput, vector) -> update_resolver.Resolution:
+    mcfg, embedding_version = cfg.memory, cfg.embedding_version
     group = _group_notes(ctx, scope, note.type)
-    key_match = group.filter(key=note.key).values_list("note_id", flat=True).first() if note.key else None
+    keyed = group.filter(key=note.key).first() if note.key else None
+    key_match = keyed.note_id if keyed else None
     exact = None if note.key else group.filter(text=note.text).values_list("note_id", flat=True).first()
     best_id, best_sim = None, None
     if vector is not None:
@@ -119,7 +129,8 @@ def _lookup(ctx, scope, note: NoteInput, vector, embedding_version, mcfg) -> upd
         if best is not None:
             best_id, best_sim = best[0], 1.0 - float(best[1])
     return update_resolver.resolve(
-        key_match_id=key_match, exact_text_id=exact, best_id=best_id, best_similarity=best_sim,
+        key_match_id=key_match, key_match_unchanged=bool(keyed and _holds_payload(cfg, keyed, note)),
+        exact_text_id=exact, best_id=best_id, best_similarity=best_sim,
         dup_threshold=mcfg.dup_sim_threshold, update_threshold=mcfg.update_sim_threshold,
     )
 
@@ -211,7 +222,7 @@ def reject_note(*, cfg, ctx, scope, pipeline, note: NoteInput, reason_code: str,
 @transaction.atomic
 def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, vector, actor) -> NoteResult:
     _group_lock(ctx, scope, note.type)
-    res = _lookup(ctx, scope, note, vector, cfg.embedding_version, cfg.memory)
+    res = _lookup(cfg, ctx, scope, note, vector)
     base = policy.base_decision(res.op, _structured_present(note.structured), _graph_present(note.structured))
     outcome = policy.apply_policy(
         base, confidence=note.confidence, importance=note.importance, matched_dup=res.matched_dup,

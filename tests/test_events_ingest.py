@@ -194,3 +194,31 @@ def test_dry_run_writes_no_graph_row(svc):
     r = post(svc, [{"role": "user", "content": "Omar drives a tram for a living."}], dry_run=True)
     assert r.status_code == 200 and r.json()["results"][0]["op"] == "ADD", r.text
     assert rows(svc, "SELECT count(*) FROM graph_facts")[0][0] == before
+
+
+def test_scope_outside_allowed_is_rejected_per_note_like_add_note(svc):
+    script(svc, json.dumps({"notes": [cand("Fact: the office closes at six.", "the office closes at six")]}))
+    before = notes_count(svc)
+    r = post(svc, [{"role": "user", "content": "FYI the office closes at six."}], scope="galaxy_shared")
+    assert r.status_code == 200, r.text
+    (res,) = r.json()["results"]
+    assert (res["op"], res["reason_code"], res["field_path"]) == ("REJECTED", "REJECT_SCOPE_DENIED", "$.scope")
+    assert notes_count(svc) == before
+    note_r = requests.post(svc.public + "/v2/notes/ingest", headers=headers(), timeout=60, json={
+        "scope": "galaxy_shared", "notes": [{"type": "fact", "text": "Fact: the office closes at six.",
+                                           "importance": 0.5, "confidence": 0.9}]})
+    assert note_r.json()["results"][0]["reason_code"] == res["reason_code"]  # the same code on both write paths
+
+
+def test_the_profile_used_is_echoed_builtin_included(svc):
+    script(svc, json.dumps({"notes": []}), json.dumps({"notes": []}))
+    r = post(svc, [{"role": "user", "content": "Nothing to remember here."}])
+    assert r.status_code == 200 and r.json()["ingestion_profile"] == {"id": "builtin", "version": 1}
+    r = post(svc, [{"role": "user", "content": "Nothing to remember here."}],
+             ingestion_profile={"id": "builtin"})
+    assert r.json()["ingestion_profile"] == {"id": "builtin", "version": 1}
+    missing = post(svc, [{"role": "user", "content": "Nothing."}], ingestion_profile={"id": "builtin", "version": 2})
+    assert missing.status_code == 404 and missing.json()["fields"] == ["$.ingestion_profile.version"]
+    reserved = requests.post(svc.admin + "/v2/admin/events/ingestion-profiles", headers=headers(), timeout=30,
+                             json={"profile_id": "builtin", "profile": {"temperature": 0.1}})
+    assert reserved.status_code == 400 and reserved.json()["fields"] == ["$.profile_id"]

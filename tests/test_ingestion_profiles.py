@@ -153,7 +153,7 @@ def test_merge_with_builtin():
     builtin = merge_with_builtin(None)
     assert builtin.prompt == BUILTIN_EXTRACTOR_PROMPT
     assert (builtin.model, builtin.temperature, builtin.timeout_ms, builtin.profile_id, builtin.version) == (
-        None, None, None, None, None)
+        None, None, None, "builtin", 1)
     merged = merge_with_builtin({"prompt_user_template": USER_TEMPLATE, "temperature": 1, "timeout_ms": 9},
                                 profile_id="p", version=2)
     assert merged.prompt.user_template == USER_TEMPLATE
@@ -191,7 +191,7 @@ def test_resolve_profile_order():
     assert missing.value.fields == ["$.ingestion_profile.version"]
     # Scoped: another project sees neither the profiles nor the default.
     other = RequestContext(tenant_id=ctx.tenant_id, project_id="p2", agent_id="a1", read_profile=None)
-    assert resolve_profile(other, None).profile_id is None
+    assert (resolve_profile(other, None).profile_id, resolve_profile(other, None).version) == ("builtin", 1)
 
 
 def test_django_admin_lists_profiles(admin_client, admin_port):

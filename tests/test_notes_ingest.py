@@ -93,6 +93,11 @@ def test_duplicate_found_by_pooled_vector_after_indexing(svc):
     assert details["similarity_best"] >= svc.cfg.memory.dup_sim_threshold
 
 
+def test_results_without_write_policy_carry_no_audit(svc):
+    res = ingest(svc, [note("Fact: the wiki lives on the intranet.")]).json()["results"][0]
+    assert res["op"] == "ADD" and "write_policy_audits" not in res
+
+
 def test_key_match_updates_in_place(svc):
     first = ingest(svc, [note("Preference: the user likes tabs.", type="preference", key="indent_style")]).json()
     nid = first["results"][0]["note_id"]
@@ -245,4 +250,5 @@ def test_write_policy_applies_before_the_gates(svc):
     assert rows(svc, "SELECT text FROM memory_notes WHERE note_id = %s", (res["note_id"],)) == [("Fact: rotates weekly.",)]
     (details,) = rows(svc, "SELECT details FROM memory_ingest_decisions WHERE note_id = %s", (res["note_id"],))[0]
     assert details["write_policy_audits"] == {"exclusions": [{"start": start, "end": end}], "redactions": []}
+    assert res["write_policy_audits"] == details["write_policy_audits"]  # the result says what the policy did
     assert rows(svc, "SELECT count(*) FROM memory_note_versions WHERE new_snapshot::text LIKE '%%555 0100%%'") == [(0,)]

@@ -55,8 +55,14 @@ class EventResultSerializer(NoteResultSerializer):
     write_policy_audits = serializers.ListField(child=serializers.JSONField())
 
 
+class ProfileUsedSerializer(serializers.Serializer):
+    id = serializers.CharField(help_text='the stored profile used, or "builtin" for the built-in profile')
+    version = serializers.IntegerField()
+
+
 class EventIngestResponseSerializer(serializers.Serializer):
-    ingestion_profile = serializers.JSONField(allow_null=True)
+    ingestion_profile = ProfileUsedSerializer(help_text="the profile actually used (request, project default or built-in)")
+    dry_run = serializers.BooleanField()
     extracted = serializers.JSONField()
     results = EventResultSerializer(many=True)
 
@@ -86,9 +92,7 @@ class EventsIngestView(APIView):
             fields.append(("$.scope", data["scope"], IDENTIFIER))
         require_english(fields)
         cfg = get_config()
-        scope = data.get("scope")
-        if scope is not None and scope not in cfg.scopes.allowed:
-            raise InvalidRequest(f"scope {scope!r} is not one of {', '.join(cfg.scopes.allowed)}.", ["$.scope"])
+        scope = data.get("scope")  # a scope outside scopes.allowed is REJECT_SCOPE_DENIED per note, as in add_note
         profile = resolve_profile(ctx, data.get("ingestion_profile"))
         outcome = ingest_event(cfg=cfg, ctx=ctx, scope=scope, messages=messages, dry_run=data["dry_run"],
                                resolved_profile=profile, embedder=build_embedding(cfg))

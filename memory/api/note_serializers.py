@@ -100,6 +100,8 @@ class NoteResultSerializer(serializers.Serializer):
     reason_code = serializers.CharField(allow_null=True)
     field_path = serializers.CharField(allow_null=True)
     warnings = serializers.ListField(child=serializers.CharField(), required=False)
+    write_policy_audits = serializers.JSONField(
+        required=False, help_text="add_note: the audit of the note's write_policy (present only when one was applied)")
 
 
 class IngestNotesResponseSerializer(serializers.Serializer):

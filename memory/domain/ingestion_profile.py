@@ -27,7 +27,8 @@ MAX_TEMPERATURE = 2.0
 class ResolvedProfile:
     """What one add_event extraction uses. ``None`` model/temperature/timeout_ms: the provider config's value.
 
-    ``profile_id``/``version`` name the stored profile used; both ``None`` for the built-in profile.
+    ``profile_id``/``version`` name the profile used: a stored one, or ``BUILTIN_PROFILE_ID`` version
+    ``BUILTIN_PROFILE_VERSION`` for the built-in profile (the spec's extractor prompt, section 18).
     """
 
     prompt: ExtractorPrompt
@@ -93,10 +94,14 @@ def profile_problems(profile: Any, path: str = "$.profile") -> list[tuple[str, s
     return problems
 
 
+BUILTIN_PROFILE_ID = "builtin"  # reserved: no stored profile may take this id
+BUILTIN_PROFILE_VERSION = 1
+
+
 def merge_with_builtin(
     profile: dict[str, Any] | None, *, profile_id: str | None = None, version: int | None = None
 ) -> ResolvedProfile:
-    """The resolved profile for a valid ``profile`` (None: the built-in profile).
+    """The resolved profile for a valid ``profile`` (None: the built-in profile, named by its reserved id).
 
     A profile that replaces ``prompt_schema`` drops the built-in ``response_format`` JSON Schema, which
     describes the built-in schema only; the extractor then relies on the prompt alone.
@@ -115,6 +120,6 @@ def merge_with_builtin(
         model=profile.get("model"),
         temperature=None if temperature is None else float(temperature),
         timeout_ms=profile.get("timeout_ms"),
-        profile_id=profile_id,
-        version=version,
+        profile_id=profile_id if profile_id is not None else BUILTIN_PROFILE_ID,
+        version=version if profile_id is not None else BUILTIN_PROFILE_VERSION,
     )

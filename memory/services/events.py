@@ -45,7 +45,7 @@ class EventMessage:
 
 @dataclass
 class EventOutcome:
-    profile: dict | None
+    profile: dict  # the ingestion profile used: {id, version}
     extracted: dict
     results: list[dict] = field(default_factory=list)
 
@@ -82,8 +82,7 @@ def ingest_event(*, cfg: ElfConfig, ctx: RequestContext, scope: str | None, mess
         extracted = extractor.extract(payload)  # exactly one extractor call per request
     except ProviderError as exc:
         raise ExtractorFailed(f"The extractor failed: {exc}", ["$.messages"]) from None
-    profile = ({"id": resolved_profile.profile_id, "version": resolved_profile.version}
-               if resolved_profile.profile_id else None)
+    profile = {"id": resolved_profile.profile_id, "version": resolved_profile.version}
     outcome = EventOutcome(profile=profile, extracted=extracted)
     try:
         with transaction.atomic():

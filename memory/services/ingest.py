@@ -62,6 +62,7 @@ class NoteResult:
     reason_code: str | None = None
     field_path: str | None = None
     warnings: list[str] = field(default_factory=list)
+    write_policy_audits: Any = None  # add_note: the audit of the note's write_policy, when one was applied
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -73,6 +74,8 @@ class NoteResult:
         }
         if self.warnings:
             out["warnings"] = self.warnings
+        if self.write_policy_audits is not None:
+            out["write_policy_audits"] = self.write_policy_audits
         return out
 
 
@@ -198,6 +201,7 @@ def ingest_notes(
             results.append(_reject(cfg, ctx, scope, pipeline, note, verdict))
         else:
             results.append(_write_one(cfg, ctx, scope, pipeline, note, vectors.get(i), actor))
+        results[-1].write_policy_audits = note.decision_extra.get("write_policy_audits")
     return results
 
 

@@ -15,7 +15,13 @@ from django.db.models import Max
 from elf_kernel.context import RequestContext
 from elf_kernel.errors import ElfError, InvalidRequest, NotFound
 
-from ..domain.ingestion_profile import ResolvedProfile, merge_with_builtin, profile_problems
+from ..domain.ingestion_profile import (
+    BUILTIN_PROFILE_ID,
+    BUILTIN_PROFILE_VERSION,
+    ResolvedProfile,
+    merge_with_builtin,
+    profile_problems,
+)
 from ..models import MemoryIngestionProfile, MemoryIngestionProfileDefault
 
 PIPELINE = "add_event"
@@ -51,6 +57,9 @@ def create_profile(
     Raises ProfileConflict (409) when (profile_id, version) already exists.
     """
     validate_profile(profile)
+    if profile_id == BUILTIN_PROFILE_ID:
+        raise InvalidRequest(f"The profile id {BUILTIN_PROFILE_ID!r} is reserved for the built-in profile.",
+                             ["$.profile_id"])
     try:
         with transaction.atomic():
             if version is None:
@@ -131,11 +140,17 @@ def set_default(ctx: RequestContext, *, profile_id: str, version: int | None) ->
 
 def resolve_profile(ctx: RequestContext, requested: dict[str, Any] | None) -> ResolvedProfile:
     """The profile an add_event request uses: ``requested`` (``{"id", "version"?}``, the request's
-    ``ingestion_profile``), else the project's default, else the built-in profile.
+    ``ingestion_profile``), else the project's default, else the built-in profile (which a request may also
+    name: ``{"id": "builtin"}``).
 
     A requested profile or version that does not exist is NotFound on ``$.ingestion_profile.id`` /
     ``$.ingestion_profile.version``.
     """
+    if requested is not None and requested["id"] == BUILTIN_PROFILE_ID:
+        if requested.get("version", BUILTIN_PROFILE_VERSION) != BUILTIN_PROFILE_VERSION:
+            raise NotFound(f"The built-in profile has only version {BUILTIN_PROFILE_VERSION}.",
+                           ["$.ingestion_profile.version"])
+        return merge_with_builtin(None)
     if requested is not None:
         row = get_profile(
             ctx, requested["id"], requested.get("version"),

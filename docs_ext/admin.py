@@ -1,5 +1,6 @@
 """Operator admin for Doc Extension tables: read-only (documents are written through the docs API), with each
-document's chunks and indexing state, a "verify" action, and the doc outbox's "retry now" action."""
+document's chunks and its latest indexing outbox rows, a "verify" action (content hash, each chunk's byte
+offsets and hash), and the doc outbox's "retry now" action."""
 
 from django.contrib import admin, messages
 
@@ -9,6 +10,8 @@ from docs_ext.models import DocChunk, DocDocument, DocIndexingOutbox
 from elf_kernel.admin import ReadOnlyAdmin, html_table
 
 CHUNK_PREVIEW_CHARS = 120
+CHUNK_HASH_CHARS = 16
+OUTBOX_ROWS = 10
 
 
 @admin.register(DocDocument)
@@ -34,17 +37,19 @@ class DocDocumentAdmin(ReadOnlyAdmin):
     @admin.display(description="chunks")
     def chunks(self, obj):
         rows = DocChunk.objects.filter(doc=obj).order_by("chunk_index")
-        return html_table(("index", "bytes", "chunk_hash", "text"), (
-            (c.chunk_index, f"{c.start_offset}-{c.end_offset}", c.chunk_hash[:16],
+        headers = ("index", "byte offsets (start-end)", f"chunk_hash (first {CHUNK_HASH_CHARS} hex)",
+                   f"text (first {CHUNK_PREVIEW_CHARS} characters)")
+        return html_table(headers, (
+            (c.chunk_index, f"{c.start_offset}-{c.end_offset}", c.chunk_hash[:CHUNK_HASH_CHARS],
              c.chunk_text[:CHUNK_PREVIEW_CHARS]) for c in rows))
 
-    @admin.display(description="indexing outbox")
+    @admin.display(description=f"indexing outbox (latest {OUTBOX_ROWS} rows)")
     def indexing(self, obj):
-        rows = DocIndexingOutbox.objects.filter(doc_id=obj.doc_id).order_by("-created_at")[:10]
+        rows = DocIndexingOutbox.objects.filter(doc_id=obj.doc_id).order_by("-created_at")[:OUTBOX_ROWS]
         return html_table(("op", "status", "attempts", "last error", "created"), (
             (r.op, r.status, r.attempts, r.last_error or "", r.created_at) for r in rows))
 
-    @admin.action(description="Verify hashes and chunk offsets", permissions=["view"])
+    @admin.action(description="Verify content hash, chunk byte offsets and chunk hashes", permissions=["view"])
     def verify_selected(self, request, queryset):
         for doc in queryset:
             chunks = DocChunk.objects.filter(doc=doc).order_by("chunk_index").values_list(

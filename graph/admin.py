@@ -1,13 +1,17 @@
 """Operator admin for graph memory: entities, the predicate registry and facts, read-only.
 
-Facts, entities and aliases are written by the note ingest path; the only change made here is a
-predicate's status, through the same service as PATCH /v2/admin/graph/predicates/{id}, so the registry's
-rules hold (global predicates immutable, deprecated ones final, only the allowed moves).
+Facts and entities (with their aliases) are written by the note ingest path, predicate aliases and
+cardinality by the admin API; the only change made here is a predicate's status, through the same service as
+PATCH /v2/admin/graph/predicates/{id}, so the registry's rules hold (global predicates immutable, deprecated
+ones final, only the allowed moves). The predicate pages are rendered from templates/admin/graph/graphpredicate/.
 """
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.db.models import Count, Q
+from django.urls import reverse
 from django.utils import timezone
 
 from elf_kernel.admin import ReadOnlyAdmin, html_table
@@ -21,11 +25,12 @@ from .models import (
     GraphFactEvidence,
     GraphFactSupersession,
     GraphPredicate,
-    GraphPredicateAlias,
 )
+from .selectors.predicates import predicate_aliases
 from .services.predicate_admin import update_predicate
 
 NOTE_TEXT_CHARS = 200
+RECENT_FACTS = 20
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -60,12 +65,6 @@ class GraphEntityAdmin(ReadOnlyAdmin):
 # --- predicates -----------------------------------------------------------------------------------------------
 
 
-class PredicateAliasInline(ReadOnlyInline):
-    model = GraphPredicateAlias
-    fields = ("alias", "alias_norm", "scope_key", "created_at")
-    ordering = ("created_at", "alias_norm")
-
-
 class PredicateScopeFilter(admin.SimpleListFilter):
     title, parameter_name = "scope", "scope_kind"
 
@@ -84,16 +83,42 @@ class PredicateScopeFilter(admin.SimpleListFilter):
 
 @admin.register(GraphPredicate)
 class GraphPredicateAdmin(ReadOnlyAdmin):
-    list_display = ("canonical", "scope_key", "cardinality", "status", "facts", "updated_at")
+    """The list (templates/admin/graph/graphpredicate/change_list.html) shows each predicate's aliases and fact
+    counts; a predicate's page (change_form.html there) its aliases, fact counts and most recent facts."""
+
+    list_display = ("canonical", "alias_list", "scope_key", "cardinality", "status", "fact_total", "open_facts",
+                    "updated_at")
     list_filter = ("status", "cardinality", PredicateScopeFilter, "tenant_id", "project_id")
     search_fields = ("canonical", "canonical_norm", "aliases__alias", "aliases__alias_norm", "scope_key")
     ordering = ("scope_key", "canonical_norm")
-    inlines = (PredicateAliasInline,)
     actions = ("activate", "deprecate")
+    change_list_template = "admin/graph/graphpredicate/change_list.html"
+    change_form_template = "admin/graph/graphpredicate/change_form.html"
 
-    @admin.display(description="facts")
-    def facts(self, obj):
-        return GraphFact.objects.filter(predicate_ref_id=obj.predicate_id).count()
+    def get_queryset(self, request):
+        open_facts = Q(facts__valid_to__isnull=True)
+        return (super().get_queryset(request).prefetch_related("aliases")
+                .annotate(fact_count=Count("facts", distinct=True),
+                          open_fact_count=Count("facts", filter=open_facts, distinct=True)))
+
+    @admin.display(description="aliases")
+    def alias_list(self, obj):
+        return ", ".join(a.alias for a in sorted(obj.aliases.all(), key=lambda a: (a.created_at, a.alias_norm)))
+
+    # not "facts": that is the predicate's reverse relation, which the list would sort by instead
+    @admin.display(description="facts", ordering="fact_count")
+    def fact_total(self, obj):
+        return obj.fact_count
+
+    @admin.display(description="open facts", ordering="open_fact_count")
+    def open_facts(self, obj):
+        return obj.open_fact_count
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        predicate = self.get_object(request, unquote(object_id))
+        if predicate is not None:
+            extra_context = {**(extra_context or {}), **_predicate_context(predicate)}
+        return super().change_view(request, object_id, form_url, extra_context)
 
     # permissions=["view"]: the admin's change permission is off (ReadOnlyAdmin); the service decides.
     @admin.action(description="Activate (pending predicates)", permissions=["view"])
@@ -122,6 +147,28 @@ class GraphPredicateAdmin(ReadOnlyAdmin):
             self.message_user(request, f"{moved} predicate(s) now {status}.", messages.SUCCESS)
         for line in skipped:
             self.message_user(request, line, messages.INFO)
+
+
+def _predicate_context(predicate: GraphPredicate) -> dict:
+    """A predicate's page: its aliases, fact counts (from get_queryset's annotations) and its RECENT_FACTS
+    most recently recorded facts (one ingest records several at once: the latest valid_from first among
+    them), each with a link to its fact page and its state now."""
+    now = timezone.now()
+    facts = (GraphFact.objects.filter(predicate_ref_id=predicate.predicate_id)
+             .select_related("subject_entity", "object_entity")
+             .order_by("-created_at", "-valid_from", "fact_id")[:RECENT_FACTS])
+    return {
+        "aliases": predicate_aliases(predicate.predicate_id),
+        "fact_count": predicate.fact_count,
+        "open_fact_count": predicate.open_fact_count,
+        "recent_facts": [
+            {"fact": f, "url": reverse("admin:graph_graphfact_change", args=[f.fact_id]),
+             "object": f.object_value if f.object_value is not None else f.object_entity,
+             "state": fact_state(f.valid_from, f.valid_to, now).value}
+            for f in facts
+        ],
+        "recent_limit": RECENT_FACTS,
+    }
 
 
 # --- facts ----------------------------------------------------------------------------------------------------

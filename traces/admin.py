@@ -1,13 +1,36 @@
-"""Operator admin for search traces: read-only (traces are written by the trace outbox worker)."""
+"""Operator admin for search traces: read-only (traces are written by the trace outbox worker).
 
-import json
+A trace's page (``templates/admin/traces/searchtrace/change_form.html``) shows each returned item's explain
+table (its ranking terms drawn as bars, final score, match, the stages it reached) and the trace's stage
+trajectory, read through the same selectors as the admin trace endpoints.
+"""
+
+from dataclasses import dataclass
 
 from django.contrib import admin
+from django.contrib.admin.utils import unquote
 
-from elf_kernel.admin import ReadOnlyAdmin, html_table
-from traces.models import SearchTrace, SearchTraceItem, SearchTraceOutbox, SearchTraceStage
+from elf_kernel.admin import ReadOnlyAdmin
+from traces.domain.explain_table import TermBar, bar_scale, match_rows, policy_id, summary, term_bars
+from traces.models import SearchTrace, SearchTraceItem, SearchTraceOutbox
+from traces.selectors import item_trajectory, trace_items, trace_stages
 
-PAYLOAD_SUMMARY_CHARS = 300
+
+@dataclass(frozen=True)
+class StageRow:
+    order: int
+    name: str
+    item_count: int
+    detail: str  # the stage payload (trajectory) or the item's metrics there (an item's path)
+
+
+@dataclass(frozen=True)
+class ExplainView:
+    item: SearchTraceItem
+    policy_id: str
+    bars: list[TermBar]
+    match: list[tuple[str, str]]
+    path: list[StageRow]
 
 
 @admin.register(SearchTrace)
@@ -29,39 +52,32 @@ class SearchTraceAdmin(ReadOnlyAdmin):
     date_hierarchy = "created_at"
     search_fields = ("query", "trace_id__exact")
     ordering = ("-created_at",)
-    readonly_fields = ("result_items", "stages")
+    change_form_template = "admin/traces/searchtrace/change_form.html"
 
-    @admin.display(description="result items (by rank)")
-    def result_items(self, obj):
-        items = SearchTraceItem.objects.filter(trace_id=obj.trace_id).order_by("rank")
-        return html_table(
-            ("rank", "item (result_handle)", "note", "chunk", "final_score", "ranking terms"),
-            ((i.rank, i.item_id, i.note_id, i.chunk_id or "", i.final_score, _ranking_terms(i.explain))
-             for i in items),
-        )
-
-    @admin.display(description="stages (trajectory)")
-    def stages(self, obj):
-        stages = SearchTraceStage.objects.filter(trace_id=obj.trace_id).order_by("stage_order", "stage_name")
-        return html_table(
-            ("order", "stage", "payload"),
-            ((st.stage_order, st.stage_name, _summary(st.stage_payload)) for st in stages),
-        )
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        trace = self.get_object(request, unquote(object_id))
+        if trace is not None:
+            extra_context = {**(extra_context or {}), **explain_context(trace)}
+        return super().change_view(request, object_id, form_url, extra_context)
 
 
-def _ranking_terms(explain):
-    """The item's ``explain.ranking.terms`` as a name/value table (empty when the explain has none)."""
-    ranking = explain.get("ranking") if isinstance(explain, dict) else None
-    terms = ranking.get("terms") if isinstance(ranking, dict) else None
-    if not isinstance(terms, list):
-        return ""
-    rows = ((t.get("name", ""), t.get("value", "")) for t in terms if isinstance(t, dict))
-    return html_table(("term", "value"), rows)
-
-
-def _summary(payload) -> str:
-    text = json.dumps(payload, sort_keys=True)
-    return text if len(text) <= PAYLOAD_SUMMARY_CHARS else text[: PAYLOAD_SUMMARY_CHARS - 1] + "…"
+def explain_context(trace: SearchTrace) -> dict:
+    """The template's ``trajectory`` (every stage: order, name, item count, payload summary) and
+    ``explain_items`` (per returned item, by rank). An operator reads every row (ctx None)."""
+    stages = trace_stages(None, trace, items_limit=0)
+    counts = {view.stage.stage_id: view.item_count for view in stages}
+    items = trace_items(None, trace)
+    scale = bar_scale(i.explain for i in items)
+    return {
+        "trajectory": [StageRow(v.stage.stage_order, v.stage.stage_name, v.item_count, summary(v.stage.stage_payload))
+                       for v in stages],
+        "explain_items": [
+            ExplainView(item, policy_id(item.explain), term_bars(item.explain, scale), match_rows(item.explain),
+                        [StageRow(stage.stage_order, stage.stage_name, counts.get(stage.stage_id, 0),
+                                  summary(row.metrics)) for stage, row in item_trajectory(item)])
+            for item in items
+        ],
+    }
 
 
 @admin.register(SearchTraceOutbox)

@@ -90,18 +90,23 @@ def get_trace_item(ctx: RequestContext, item_id: uuid.UUID) -> SearchTraceItem:
     return item
 
 
-def trace_items(ctx: RequestContext, trace: SearchTrace) -> list[SearchTraceItem]:
-    qs = SearchTraceItem.objects.filter(trace_id=trace.trace_id).filter(_readable(ctx))
+def trace_items(ctx: RequestContext | None, trace: SearchTrace) -> list[SearchTraceItem]:
+    """The trace's result items by rank; ``ctx`` None is an operator in the Django admin, who reads them all."""
+    qs = SearchTraceItem.objects.filter(trace_id=trace.trace_id)
+    if ctx is not None:
+        qs = qs.filter(_readable(ctx))
     return list(qs.order_by("rank", "item_id"))
 
 
-def trace_stages(ctx: RequestContext, trace: SearchTrace, *, items_limit: int | None) -> list[StageView]:
-    """The stages in order, each with its item count and its first ``items_limit`` items (all when None)."""
+def trace_stages(ctx: RequestContext | None, trace: SearchTrace, *, items_limit: int | None) -> list[StageView]:
+    """The stages in order, each with its item count and its first ``items_limit`` items (all when None);
+    ``ctx`` None is an operator in the Django admin, who reads every row."""
     stages = list(SearchTraceStage.objects.filter(trace_id=trace.trace_id).order_by("stage_order", "stage_name"))
     views = []
     for stage in stages:
-        qs = (SearchTraceStageItem.objects.filter(stage_id=stage.stage_id)
-              .filter(Q(note_id__isnull=True) | _readable(ctx)).order_by("id"))
+        qs = SearchTraceStageItem.objects.filter(stage_id=stage.stage_id).order_by("id")
+        if ctx is not None:
+            qs = qs.filter(Q(note_id__isnull=True) | _readable(ctx))
         items = list(qs if items_limit is None else qs[:items_limit])
         count = len(items) if items_limit is None or len(items) < items_limit else qs.count()
         views.append(StageView(stage, count, items))

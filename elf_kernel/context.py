@@ -39,14 +39,30 @@ def _header(request, name: str) -> str | None:
         return "\x00"  # fails the identifier gate: not valid UTF-8
 
 
-def _raise_if_bad(values: dict[str, str | None], problems: dict[str, str | None]) -> None:
+def context_problems(values: dict[str, str | None]) -> dict[str, str]:
+    """Why each bad context value is unacceptable, keyed by header name (TENANT, PROJECT, AGENT, READ_PROFILE):
+    the identifier rule, the reserved org project id, a read profile the config does not define. The v1 API
+    (ids in the body or query string) applies the same rules through this."""
+    problems = {n: header_problem(v) for n, v in values.items()}
     if problems.get(PROJECT) is None and values.get(PROJECT) == ORG_PROJECT_ID:
         problems[PROJECT] = f"must not be the reserved project id {ORG_PROJECT_ID}"
     if problems.get(READ_PROFILE) is None and READ_PROFILE in values:
         profiles = get_config().scopes.read_profiles
         if values[READ_PROFILE] not in profiles:
             problems[READ_PROFILE] = "must be one of " + ", ".join(sorted(profiles))
-    bad = {n: why for n, why in problems.items() if why}
+    return {n: why for n, why in problems.items() if why}
+
+
+def key_conflicts(key: AuthKeyConfig, values: dict[str, str | None]) -> list[str]:
+    """The context values (keyed by header name) a request gave that differ from what its API key binds."""
+    bound = {TENANT: key.tenant_id, PROJECT: key.project_id, AGENT: key.agent_id}
+    if key.read_profile is not None:
+        bound[READ_PROFILE] = key.read_profile
+    return [n for n, v in values.items() if n in bound and v is not None and v != bound[n]]
+
+
+def _raise_if_bad(values: dict[str, str | None]) -> None:
+    bad = context_problems(values)
     if bad:
         message = "; ".join(f"{n} {why}" for n, why in bad.items())
         raise InvalidRequest(f"Invalid context headers: {message}.", [f"$.headers.{n}" for n in bad])
@@ -59,7 +75,7 @@ def context_from_request(request, *, require_read_profile: bool = False) -> Requ
         return _context_from_key(request, key, require_read_profile=require_read_profile)
     names = [TENANT, PROJECT, AGENT] + ([READ_PROFILE] if require_read_profile else [])
     values = {n: _header(request, n) for n in names}
-    _raise_if_bad(values, {n: header_problem(v) for n, v in values.items()})
+    _raise_if_bad(values)
     return RequestContext(
         tenant_id=values[TENANT],
         project_id=values[PROJECT],
@@ -69,11 +85,8 @@ def context_from_request(request, *, require_read_profile: bool = False) -> Requ
 
 
 def _context_from_key(request, key: AuthKeyConfig, *, require_read_profile: bool) -> RequestContext:
-    bound = {TENANT: key.tenant_id, PROJECT: key.project_id, AGENT: key.agent_id}
-    if key.read_profile is not None:
-        bound[READ_PROFILE] = key.read_profile
-    present = {n: _header(request, n) for n in bound}
-    conflicts = [n for n, v in present.items() if v is not None and v != bound[n]]
+    names = [TENANT, PROJECT, AGENT] + ([READ_PROFILE] if key.read_profile is not None else [])
+    conflicts = key_conflicts(key, {n: _header(request, n) for n in names})
     if conflicts:
         raise Forbidden(
             f"{', '.join(conflicts)} differ{'s' if len(conflicts) == 1 else ''} from the context of this API key.",
@@ -82,7 +95,7 @@ def _context_from_key(request, key: AuthKeyConfig, *, require_read_profile: bool
     read_profile = key.read_profile
     if read_profile is None and require_read_profile:
         read_profile = _header(request, READ_PROFILE)
-        _raise_if_bad({READ_PROFILE: read_profile}, {READ_PROFILE: header_problem(read_profile)})
+        _raise_if_bad({READ_PROFILE: read_profile})
     return RequestContext(
         tenant_id=key.tenant_id, project_id=key.project_id, agent_id=key.agent_id, read_profile=read_profile
     )

@@ -99,6 +99,14 @@ def public_tools() -> list[ToolSpec]:
             "fact is wrong or withdrawn. Returns {note_id, op: DELETE}.",
         ),
         ToolSpec(
+            "elf_notes_deprecate", "Deprecate a note", bind=PUBLIC, method="POST",
+            path="/v2/notes/{note_id}/deprecate", path_params=(note_id,), destructive=True,
+            description="Mark a note you own as outdated without deleting it: it stays readable by note_id (and "
+            "in elf_notes_list with status=deprecated) but no longer appears in searches. Give superseded_by "
+            "(the note_id of the active note that replaces it) when a newer fact supersedes it. Returns "
+            "{note_id, op (DEPRECATE|NONE), status}.",
+        ),
+        ToolSpec(
             "elf_notes_publish", "Publish a note", bind=PUBLIC, method="POST", path="/v2/notes/{note_id}/publish",
             path_params=(note_id,),
             description="Publish one of your notes to a shared space: team_shared (the agents of this project) "

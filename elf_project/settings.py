@@ -59,6 +59,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = DOCS_MAX_BODY_BYTES
 # The listener middleware picks the public or admin urlconf per request; this one answers nothing.
 ROOT_URLCONF = "elf_project.urls_none"
 
+# templates/ (the Django admin's trace and predicate pages) is found next to the packages, as sql/ is
+# (elf_project.startup.SQL_DIR): both are read from the checkout, which the install is made from (pip install -e).
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -127,6 +129,7 @@ SPECTACULAR_SETTINGS = {
         "CoreMemoryAdminSourceEnum": "core_memory.api.serializers.ADMIN_SOURCES",
         # the names these sets had before core memory added choice sets of the same field names
         "OpEnum": "memory.api.note_serializers.NOTE_OPS",
+        "DeprecateOpEnum": "memory.api.note_serializers.DEPRECATE_OPS",
         "ScopeEnum": "docs_ext.api.serializers.SCOPES",
         "StatusEnum": "elf_project.health.HEALTH_STATUSES",
     },

@@ -16,12 +16,14 @@ from search.api.views import RawSearchView
 
 from .api.admin_rebuild import QdrantRebuildView
 from .api.context_view import ContextView
+from .api.v1_admin_views import V1RebuildQdrantView
 from .urls_common import common_patterns
 
 urlpatterns = common_patterns(__name__) + [
     path("admin/", admin.site.urls),
     path("v2/context", ContextView.as_view(), name="context"),
     path("v2/admin/qdrant/rebuild", QdrantRebuildView.as_view()),
+    path("v1/admin/rebuild_qdrant", V1RebuildQdrantView.as_view()),  # deprecated v1 route (v1 section 14)
     path("v2/admin/traces/recent", RecentTracesView.as_view()),
     path("v2/admin/traces/<uuid:trace_id>", TraceView.as_view()),
     path("v2/admin/traces/<uuid:trace_id>/bundle", TraceBundleView.as_view()),

@@ -23,11 +23,20 @@ from docs_ext.api.views import (
 )
 from graph.api.fact_views import GraphEntityView, GraphFactsView
 from memory.api.events_views import EventsIngestView
+from memory.api.note_lifecycle_views import NoteDeprecateView
 from memory.api.notes_views import NoteDetailView, NotesIngestView, NotesListView
 from memory.api.sharing_views import NotePublishView, NoteUnpublishView, SpaceGrantRevokeView, SpaceGrantsView
 from search.api.views import SearchCreateView, SearchNotesView, SearchSessionView, SearchTimelineView
 
 from .api.context_view import ContextView
+from .api.v1_memory_views import (
+    V1AddEventView,
+    V1AddNoteView,
+    V1DeleteView,
+    V1ListView,
+    V1SearchView,
+    V1UpdateView,
+)
 from .urls_common import common_patterns
 
 urlpatterns = common_patterns(__name__) + [
@@ -36,6 +45,7 @@ urlpatterns = common_patterns(__name__) + [
     path("v2/events/ingest", EventsIngestView.as_view(), name="events-ingest"),
     path("v2/notes", NotesListView.as_view(), name="notes-list"),
     path("v2/notes/<uuid:note_id>", NoteDetailView.as_view(), name="note-detail"),
+    path("v2/notes/<uuid:note_id>/deprecate", NoteDeprecateView.as_view(), name="note-deprecate"),
     path("v2/notes/<uuid:note_id>/publish", NotePublishView.as_view(), name="note-publish"),
     path("v2/notes/<uuid:note_id>/unpublish", NoteUnpublishView.as_view(), name="note-unpublish"),
     path("v2/spaces/<str:space>/grants", SpaceGrantsView.as_view(), name="space-grants"),
@@ -66,6 +76,13 @@ urlpatterns = common_patterns(__name__) + [
          name="core-memory-pending-confirm"),
     path("v2/core-memory/runs/<str:run_id>/memory/pending/<uuid:entry_id>/reject", PendingRejectView.as_view(),
          name="core-memory-pending-reject"),
+    # The deprecated v1 API (elf-memory-service-v1.md section 15): Deprecation and Link headers to the v2 route.
+    path("v1/memory/add_note", V1AddNoteView.as_view(), name="v1-add-note"),
+    path("v1/memory/add_event", V1AddEventView.as_view(), name="v1-add-event"),
+    path("v1/memory/search", V1SearchView.as_view(), name="v1-search"),
+    path("v1/memory/list", V1ListView.as_view(), name="v1-list"),
+    path("v1/memory/update", V1UpdateView.as_view(), name="v1-update"),
+    path("v1/memory/delete", V1DeleteView.as_view(), name="v1-delete"),
     path("api/v1/events", EventsView.as_view(), name="acb-events"),
     path("api/v1/acb/build", BuildView.as_view(), name="acb-build"),
     path("api/v1/artifacts/<str:artifact_id>", ArtifactView.as_view(), name="acb-artifact"),

@@ -7,9 +7,13 @@ one transaction; editing rows here would bypass that.
 from django.contrib import admin, messages
 
 from elf_kernel.admin import ReadOnlyAdmin, html_table
+from elf_kernel.context import RequestContext
+from elf_kernel.errors import ElfError
+from elf_kernel.runtime import get_config
 from memory.indexing.outbox import retry_now
 from memory.models import IndexingOutbox, MemoryIngestDecision, MemoryNote, MemoryNoteVersion, MemorySpaceGrant
 from memory.selectors import note_readers
+from memory.services.note_changes import deprecate_note
 
 
 @admin.register(MemoryNote)
@@ -33,6 +37,26 @@ class MemoryNoteAdmin(ReadOnlyAdmin):
     search_fields = ("text", "key", "note_id__exact")
     ordering = ("-updated_at",)
     readonly_fields = ("who_can_read", "versions", "ingest_decisions")
+    actions = ["deprecate_selected"]
+
+    @admin.action(description="Deprecate (no longer searched; purged after purge_deprecated_after_days)",
+                  permissions=["view"])
+    def deprecate_selected(self, request, queryset):
+        """Through the same service as POST /v2/notes/{id}/deprecate, as the note's owner, audited as the
+        operator: a version row and an outbox DELETE per note."""
+        done, failed = 0, []
+        for note in queryset:
+            owner = RequestContext(tenant_id=note.tenant_id, project_id=note.project_id, agent_id=note.agent_id,
+                                   read_profile=None)
+            try:
+                result = deprecate_note(cfg=get_config(), ctx=owner, note_id=note.note_id,
+                                        actor=f"admin:{request.user.get_username()}")
+                done += result["op"] != "NONE"
+            except ElfError as exc:
+                failed.append(f"{note.note_id}: {exc.message}")
+        self.message_user(request, f"{done} note(s) deprecated.", messages.SUCCESS)
+        if failed:
+            self.message_user(request, "Not deprecated: " + "; ".join(failed), messages.WARNING)
 
     @admin.display(description="who can read this note (owner and active grants)")
     def who_can_read(self, obj):

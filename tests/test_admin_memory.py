@@ -66,3 +66,20 @@ def test_retry_now_makes_failed_rows_due(admin_client, admin_port):
     done.refresh_from_db()
     assert failed.available_at <= timezone.now() and failed.attempts == 3
     assert done.available_at == later
+
+
+def test_deprecate_action_goes_through_the_service(admin_client, admin_port):
+    note = _note()
+    r = admin_client.post("/admin/memory/memorynote/",
+                          {"action": "deprecate_selected", "_selected_action": [str(note.note_id)]},
+                          SERVER_PORT=admin_port, follow=True)
+    assert r.status_code == 200 and "1 note(s) deprecated." in r.content.decode()
+    note.refresh_from_db()
+    assert note.status == "deprecated"
+    version = MemoryNoteVersion.objects.filter(note_id=note.note_id, op="DEPRECATE").get()
+    assert version.reason == "deprecate" and version.actor.startswith("admin:")
+    assert IndexingOutbox.objects.filter(note_id=note.note_id, op="DELETE").count() == 1
+    again = admin_client.post("/admin/memory/memorynote/",
+                              {"action": "deprecate_selected", "_selected_action": [str(note.note_id)]},
+                              SERVER_PORT=admin_port, follow=True)
+    assert "0 note(s) deprecated." in again.content.decode()

@@ -30,7 +30,7 @@ SPEC_SECTION_17 = {
 GRAPH = {"elf_graph_facts_list", "elf_graph_entity_get"}
 DOCS = {"elf_docs_put", "elf_docs_get", "elf_docs_delete", "elf_docs_search_l0", "elf_docs_excerpts_get",
         "elf_docs_publish", "elf_docs_unpublish"}
-SHARING = {"elf_notes_publish", "elf_notes_unpublish", "elf_space_grants_list", "elf_space_grant_upsert",
+SHARING = {"elf_notes_deprecate", "elf_notes_publish", "elf_notes_unpublish", "elf_space_grants_list", "elf_space_grant_upsert",
            "elf_space_grant_revoke"}
 ADMIN_READBACKS = {"elf_admin_traces_recent", "elf_admin_trace_get", "elf_admin_trace_bundle_get",
                    "elf_admin_trajectory_get", "elf_admin_trace_item_get", "elf_admin_searches_raw"}
@@ -239,7 +239,7 @@ from elf_mcp.catalog import all_tools
 from elf_mcp.main import main
 assert main(["-c", sys.argv[1]]) == 0
 tools = all_tools()
-assert len(tools) == 64 and all(t.mcp_tool().input_schema for t in tools)
+assert len(tools) == 65 and all(t.mcp_tool().input_schema for t in tools)
 print(json.dumps(sorted(sys.modules)))
 """
 

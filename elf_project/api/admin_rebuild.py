@@ -26,6 +26,12 @@ def _counts() -> dict[str, serializers.Field]:
     }
 
 
+# The report, shared with the deprecated POST /v1/admin/rebuild_qdrant (elf_project.api.v1_admin_views).
+REBUILD_REPORT = inline_serializer(
+    "QdrantRebuildReport", {**_counts(), "docs": inline_serializer("DocsRebuildReport", _counts())}
+)
+
+
 class QdrantRebuildView(APIView):
     @extend_schema(
         summary="Rebuild the Qdrant notes and doc collections from Postgres chunk vectors",
@@ -34,10 +40,7 @@ class QdrantRebuildView(APIView):
         "Never calls the embedding provider; creates the collections when they are missing.",
         request=None,
         responses={
-            200: inline_serializer(
-                "QdrantRebuildReport",
-                {**_counts(), "docs": inline_serializer("DocsRebuildReport", _counts())},
-            ),
+            200: REBUILD_REPORT,
             500: ERROR_RESPONSES[500],  # the only failure: Postgres or Qdrant unusable
         },
     )

@@ -158,3 +158,17 @@ class ListNotesQuerySerializer(StrictSerializer):
 
     def validate_scope(self, value):
         return SCOPE_ALIASES.get(value, value)
+
+
+DEPRECATE_OPS = ("DEPRECATE", "NONE")
+
+
+class DeprecateNoteSerializer(StrictSerializer):
+    superseded_by = serializers.UUIDField(
+        required=False, help_text="the active note that replaces this one (recorded in the version row)")
+
+
+class DeprecateResponseSerializer(serializers.Serializer):
+    note_id = serializers.UUIDField()
+    op = serializers.ChoiceField(choices=DEPRECATE_OPS, help_text="NONE: the note was deprecated already")
+    status = serializers.CharField()

@@ -12,14 +12,14 @@ from elf_infra.providers.factory import build_embedding
 from elf_kernel.api.pagination import decode_cursor, encode_cursor
 from elf_kernel.api.schema_docs import CONTEXT_HEADERS
 from elf_kernel.api.schema_docs import ERROR_RESPONSES
-from elf_kernel.context import context_from_request
+from elf_kernel.context import RequestContext, context_from_request
 from elf_kernel.api.validation import validated
 from elf_kernel.errors import InvalidRequest, NotFound
 from elf_kernel.runtime import get_config
 
 from elf_domain.write_policy import WritePolicyError, apply_write_policy, parse_write_policy
 from ..selectors import list_notes, readable_notes
-from ..services.ingest import NoteInput, ingest_notes
+from ..services.ingest import NoteInput, NoteResult, ingest_notes
 from ..services.note_changes import UNSET, delete_note, patch_note
 from ..services.note_fields import fields_of
 from . import note_serializers as s
@@ -49,6 +49,59 @@ def note_to_dict(note, structured: dict | None) -> dict:
     }
 
 
+def ingest_body(ctx: RequestContext, data: dict) -> list[NoteResult]:
+    """add_note from a validated body (scope, notes): write policies, the English gate, then the one ingest
+    service. Shared by POST /v2/notes/ingest and the deprecated POST /v1/memory/add_note."""
+    raw_notes = data["notes"]
+    # write_policy first: nothing else, the English gate included, sees excluded or redacted text
+    transformed = [_apply_policy(n, i) for i, n in enumerate(raw_notes)]
+    require_english(
+        [("$.scope", data["scope"], IDENTIFIER)]
+        + [f for i, (n, (text, _)) in enumerate(zip(raw_notes, transformed))
+           for f in note_fields({**n, "text": text}, f"$.notes[{i}]")]
+    )
+    cfg = get_config()
+    notes = []
+    for i, (n, (text, audit)) in enumerate(zip(raw_notes, transformed)):
+        extra = {"write_policy_audits": audit} if audit is not None else {}
+        notes.append(NoteInput(
+            type=n["type"], key=n.get("key"), text=text, importance=n["importance"],
+            confidence=n["confidence"], ttl_days=n.get("ttl_days"), source_ref=n.get("source_ref") or {},
+            structured=n.get("structured"), field_path=f"$.notes[{i}]", decision_extra=extra,
+        ))
+    return ingest_notes(cfg=cfg, ctx=ctx, scope=data["scope"], notes=notes, embedder=build_embedding(cfg))
+
+
+def list_page(ctx: RequestContext, q: dict) -> dict:
+    """One page of readable notes from validated list query fields (scope, status, type, limit, cursor).
+    Shared by GET /v2/notes and the deprecated GET /v1/memory/list."""
+    qs = list_notes(ctx, scope=q.get("scope"), status=q["status"], note_type=q.get("type"))
+    if q.get("cursor"):
+        updated, note_id = decode_cursor(q["cursor"])
+        qs = qs.filter(Q(updated_at__lt=updated) | Q(updated_at=updated, note_id__lt=note_id))
+    page = list(qs[: q["limit"] + 1])
+    more = len(page) > q["limit"]
+    page = page[: q["limit"]]
+    structured = fields_of(n.note_id for n in page)
+    return {
+        "notes": [note_to_dict(n, structured.get(n.note_id)) for n in page],
+        "next_cursor": encode_cursor(page[-1].updated_at, page[-1].note_id) if more else None,
+    }
+
+
+def patch_body(ctx: RequestContext, note_id, data: dict) -> dict:
+    """Change an owned note from validated fields (text, importance, confidence, ttl_days; omitted ones stay):
+    the English gate, then the one patch service. Shared by PATCH /v2/notes/{note_id} and the deprecated
+    POST /v1/memory/update."""
+    if "text" in data:
+        require_english([("$.text", data["text"], NATURAL)])
+    return patch_note(
+        cfg=get_config(), ctx=ctx, note_id=note_id, text=data.get("text", UNSET),
+        importance=data.get("importance", UNSET), confidence=data.get("confidence", UNSET),
+        ttl_days=data.get("ttl_days", UNSET),
+    )
+
+
 class NotesIngestView(APIView):
     @extend_schema(
         summary="add_note: deterministic ingest (never calls an LLM)", operation_id="elf_notes_ingest",
@@ -57,25 +110,7 @@ class NotesIngestView(APIView):
     )
     def post(self, request):
         ctx = context_from_request(request)
-        data = validated(s.IngestNotesSerializer, request.data)
-        raw_notes = data["notes"]
-        # write_policy first: nothing else, the English gate included, sees excluded or redacted text
-        transformed = [_apply_policy(n, i) for i, n in enumerate(raw_notes)]
-        require_english(
-            [("$.scope", data["scope"], IDENTIFIER)]
-            + [f for i, (n, (text, _)) in enumerate(zip(raw_notes, transformed))
-               for f in note_fields({**n, "text": text}, f"$.notes[{i}]")]
-        )
-        cfg = get_config()
-        notes = []
-        for i, (n, (text, audit)) in enumerate(zip(raw_notes, transformed)):
-            extra = {"write_policy_audits": audit} if audit is not None else {}
-            notes.append(NoteInput(
-                type=n["type"], key=n.get("key"), text=text, importance=n["importance"],
-                confidence=n["confidence"], ttl_days=n.get("ttl_days"), source_ref=n.get("source_ref") or {},
-                structured=n.get("structured"), field_path=f"$.notes[{i}]", decision_extra=extra,
-            ))
-        results = ingest_notes(cfg=cfg, ctx=ctx, scope=data["scope"], notes=notes, embedder=build_embedding(cfg))
+        results = ingest_body(ctx, validated(s.IngestNotesSerializer, request.data))
         return Response({"results": [r.as_dict() for r in results]})
 
 
@@ -88,18 +123,7 @@ class NotesListView(APIView):
     def get(self, request):
         ctx = context_from_request(request)
         q = validated(s.ListNotesQuerySerializer, request.query_params.dict(), "$.query")
-        qs = list_notes(ctx, scope=q.get("scope"), status=q["status"], note_type=q.get("type"))
-        if q.get("cursor"):
-            updated, note_id = decode_cursor(q["cursor"])
-            qs = qs.filter(Q(updated_at__lt=updated) | Q(updated_at=updated, note_id__lt=note_id))
-        page = list(qs[: q["limit"] + 1])
-        more = len(page) > q["limit"]
-        page = page[: q["limit"]]
-        structured = fields_of(n.note_id for n in page)
-        return Response({
-            "notes": [note_to_dict(n, structured.get(n.note_id)) for n in page],
-            "next_cursor": encode_cursor(page[-1].updated_at, page[-1].note_id) if more else None,
-        })
+        return Response(list_page(ctx, q))
 
 
 class NoteDetailView(APIView):
@@ -120,14 +144,7 @@ class NoteDetailView(APIView):
         data = validated(s.PatchNoteSerializer, request.data)
         if not data:
             raise InvalidRequest("Nothing to update: give text, importance, confidence or ttl_days.", ["$"])
-        if "text" in data:
-            require_english([("$.text", data["text"], NATURAL)])
-        result = patch_note(
-            cfg=get_config(), ctx=ctx, note_id=note_id, text=data.get("text", UNSET),
-            importance=data.get("importance", UNSET), confidence=data.get("confidence", UNSET),
-            ttl_days=data.get("ttl_days", UNSET),
-        )
-        return Response(result)
+        return Response(patch_body(ctx, note_id, data))
 
     @extend_schema(summary="Delete an owned note (soft delete; points removed by the worker)", operation_id="elf_notes_delete",
                    parameters=CONTEXT_HEADERS, responses={200: s.NoteOpResponseSerializer, **ERROR_RESPONSES})

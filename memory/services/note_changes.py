@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from elf_config import ElfConfig
 from elf_kernel.context import RequestContext
-from elf_kernel.errors import ElfError, NotFound, ScopeDenied
+from elf_kernel.errors import ElfError, InvalidRequest, NotFound, ScopeDenied
 
 from ..domain import ttl, write_gate
 from ..indexing.outbox import enqueue
@@ -88,3 +88,30 @@ def delete_note(*, cfg: ElfConfig, ctx: RequestContext, note_id, actor: str | No
                    actor=actor or f"agent:{ctx.agent_id}")
     enqueue(note_id=note.note_id, op=OutboxOp.DELETE, embedding_version=cfg.embedding_version)
     return {"note_id": str(note.note_id), "op": NoteOp.DELETE}
+
+
+@transaction.atomic
+def deprecate_note(*, cfg: ElfConfig, ctx: RequestContext, note_id, superseded_by=None,
+                   actor: str | None = None) -> dict:
+    """Mark an owned active note ``deprecated`` (still readable by id and in lists with status=deprecated, no
+    longer searched): a DEPRECATE version row naming the superseding note when one is given, and an outbox
+    DELETE for its points. Deprecating twice is a NONE; a deleted note is NOTE_NOT_ACTIVE. The lifecycle GC
+    purges it once its last hit (or this change, if never hit) is older than purge_deprecated_after_days."""
+    note = owned_for_update(ctx, note_id)
+    if superseded_by is not None:
+        if str(superseded_by) == str(note.note_id):
+            raise InvalidRequest("A note cannot supersede itself.", ["$.superseded_by"])
+        if not readable_notes(ctx).filter(note_id=superseded_by, status=NoteStatus.ACTIVE).exists():
+            raise NotFound("The superseding note is not an active note you can read.", ["$.superseded_by"])
+    if note.status == NoteStatus.DEPRECATED:
+        return {"note_id": str(note.note_id), "op": NoteOp.NONE, "status": note.status}
+    if note.status != NoteStatus.ACTIVE:
+        raise NoteNotActive(f"Note is {note.status}; only active notes can be deprecated.", ["$.note_id"])
+    prev = note_snapshot(note)
+    note.status, note.updated_at = NoteStatus.DEPRECATED, timezone.now()
+    note.save(update_fields=["status", "updated_at"])
+    reason = f"superseded_by:{superseded_by}" if superseded_by is not None else "deprecate"
+    record_version(note_id=note.note_id, op=VersionOp.DEPRECATE, prev=prev, new=note_snapshot(note), reason=reason,
+                   actor=actor or f"agent:{ctx.agent_id}")
+    enqueue(note_id=note.note_id, op=OutboxOp.DELETE, embedding_version=cfg.embedding_version)
+    return {"note_id": str(note.note_id), "op": VersionOp.DEPRECATE, "status": note.status}

@@ -12,7 +12,7 @@ from elf_domain.vocabulary import READ_PROFILES
 from elf_kernel.api.english_fields import NATURAL, require_english
 from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
 from elf_kernel.api.validation import validated
-from elf_kernel.context import context_from_request
+from elf_kernel.context import RequestContext, context_from_request
 from elf_kernel.errors import InvalidRequest
 from elf_kernel.runtime import get_config
 from docs_ext.services.excerpts import hydrate_pointer
@@ -23,7 +23,7 @@ from memory.services.note_fields import fields_of
 
 from ..domain import search_filter
 from ..services import sessions
-from ..services.pipeline import SearchRequest
+from ..services.pipeline import SearchOutcome, SearchRequest
 from ..services.search import search
 from . import serializers as s
 
@@ -35,6 +35,13 @@ def _search(request, serializer_cls, *, record_hits: bool | None):
     """Validate, gate and run one search (record_hits None: from the body); the search service enqueues its trace."""
     ctx = context_from_request(request, require_read_profile=True)
     data = validated(serializer_cls, request.data)
+    req, out = search_body(ctx, data, record_hits=record_hits)
+    return ctx, req, out
+
+
+def search_body(ctx: RequestContext, data: dict, *, record_hits: bool | None) -> tuple[SearchRequest, SearchOutcome]:
+    """Gate and run one search from a validated body (query, top_k, candidate_k, filter, mode) in ``ctx`` (its
+    read_profile set). Shared by the /v2 search routes and the deprecated POST /v1/memory/search."""
     require_english([("$.query", data["query"], NATURAL)])
     if not data["query"].strip():
         raise InvalidRequest("query must not be empty.", ["$.query"])
@@ -52,7 +59,7 @@ def _search(request, serializer_cls, *, record_hits: bool | None):
         mode=data.get("mode", cfg.search.default_mode), filter_expr=expr, filter_raw=data.get("filter"),
         record_hits=data.get("record_hits", False) if record_hits is None else record_hits,
     )
-    return ctx, req, search(cfg=cfg, ctx=ctx, req=req)
+    return req, search(cfg=cfg, ctx=ctx, req=req)
 
 
 def _timed(response: Response, server_ms: float) -> Response:

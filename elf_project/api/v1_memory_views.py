@@ -1,0 +1,109 @@
+"""The deprecated v1 memory routes on the public bind (elf-memory-service-v1.md section 15).
+
+Each is a v2 route with the caller's ids in the body (the query string for the list) and v1's response shape,
+served by the very functions the v2 views call (no second write or read path):
+
+- add_note   -> memory.api.notes_views.ingest_body (POST /v2/notes/ingest)
+- add_event  -> memory.api.events_views.add_event_body (POST /v2/events/ingest)
+- search     -> search.api.views.search_body in planned_search mode (v1 section 13: expansion as configured,
+                one rerank), recording hits as v1 step 13 does; the full note comes with each item
+- list       -> memory.api.notes_views.list_page (GET /v2/notes; the same page and body)
+- update     -> memory.api.notes_views.patch_body (PATCH /v2/notes/{note_id}; v1's ttl_days rules are patch's)
+- delete     -> memory.services.note_changes.delete_note (DELETE /v2/notes/{note_id})
+"""
+
+from __future__ import annotations
+
+from rest_framework.response import Response
+
+from elf_domain.vocabulary import SEARCH_MODES
+from elf_kernel.api.validation import validated
+from elf_kernel.runtime import get_config
+from memory.api.events_views import add_event_body
+from memory.api.note_serializers import NoteListResponseSerializer
+from memory.api.notes_views import ingest_body, list_page, note_to_dict, patch_body
+from memory.services.note_changes import delete_note
+from search.api.views import search_body
+
+from . import v1_serializers as s
+from .v1_context import v1_context
+from .v1_deprecation import DeprecatedV1View, v1_schema
+
+PLANNED_SEARCH = SEARCH_MODES[1]
+
+
+class V1AddNoteView(DeprecatedV1View):
+    successor = "/v2/notes/ingest"
+
+    @v1_schema(operation_id="elf_v1_memory_add_note", summary="add_note (v1): deterministic ingest",
+               successor="POST /v2/notes/ingest", request=s.V1AddNoteBody, response=s.V1AddNoteResponse)
+    def post(self, request):
+        data = validated(s.V1AddNoteBody, request.data)
+        results = ingest_body(v1_context(request, data), data)
+        return Response(s.V1AddNoteResponse({"results": [r.as_dict() for r in results]}).data)
+
+
+class V1AddEventView(DeprecatedV1View):
+    successor = "/v2/events/ingest"
+
+    @v1_schema(operation_id="elf_v1_memory_add_event", summary="add_event (v1): one extractor call, evidence bound",
+               successor="POST /v2/events/ingest", request=s.V1AddEventBody, response=s.V1AddEventResponse)
+    def post(self, request):
+        data = validated(s.V1AddEventBody, request.data)
+        outcome = add_event_body(v1_context(request, data), data)
+        notes = outcome.extracted.get("notes") if isinstance(outcome.extracted, dict) else None
+        return Response(s.V1AddEventResponse({"extracted": notes if isinstance(notes, list) else [],
+                                              "results": outcome.results}).data)
+
+
+class V1SearchView(DeprecatedV1View):
+    successor = "/v2/searches"
+
+    @v1_schema(operation_id="elf_v1_memory_search", summary="search (v1): planned_search, full notes, hits recorded",
+               successor="POST /v2/searches", request=s.V1SearchBody, response=s.V1SearchResponse)
+    def post(self, request):
+        data = validated(s.V1SearchBody, request.data)
+        ctx = v1_context(request, data, with_read_profile=True)
+        _, out = search_body(ctx, {**data, "mode": PLANNED_SEARCH}, record_hits=True)
+        items = [{**note_to_dict(i.note, None), "final_score": i.ranked.final_score} for i in out.items]
+        return Response(s.V1SearchResponse({"items": items}).data)
+
+
+class V1ListView(DeprecatedV1View):
+    successor = "/v2/notes"
+
+    @v1_schema(operation_id="elf_v1_memory_list", summary="list (v1): readable notes, newest first",
+               successor="GET /v2/notes", parameters=[s.V1ListQuery], response=NoteListResponseSerializer)
+    def get(self, request):
+        q = validated(s.V1ListQuery, request.query_params.dict(), "$.query")
+        return Response(list_page(v1_context(request, q, prefix="$.query"), q))
+
+
+class _OneNoteView(DeprecatedV1View):
+    """The successor is the note's own v2 route once the body has named a valid note_id."""
+
+    successor = "/v2/notes"
+    note_id = None
+
+    def successor_path(self) -> str:
+        return f"{self.successor}/{self.note_id}" if self.note_id else self.successor
+
+
+class V1UpdateView(_OneNoteView):
+    @v1_schema(operation_id="elf_v1_memory_update", summary="update (v1): text, importance, confidence, ttl_days",
+               successor="PATCH /v2/notes/{note_id}", request=s.V1UpdateBody, response=s.V1UpdateResponse)
+    def post(self, request):
+        data = validated(s.V1UpdateBody, request.data)
+        self.note_id = data["note_id"]
+        result = patch_body(v1_context(request, data), data["note_id"], data)
+        return Response(s.V1UpdateResponse({"reason_code": None, **result}).data)
+
+
+class V1DeleteView(_OneNoteView):
+    @v1_schema(operation_id="elf_v1_memory_delete", summary="delete (v1): soft delete of an owned note",
+               successor="DELETE /v2/notes/{note_id}", request=s.V1DeleteBody, response=s.V1DeleteResponse)
+    def post(self, request):
+        data = validated(s.V1DeleteBody, request.data)
+        self.note_id = data["note_id"]
+        result = delete_note(cfg=get_config(), ctx=v1_context(request, data), note_id=data["note_id"])
+        return Response(s.V1DeleteResponse(result).data)

@@ -145,11 +145,12 @@ def test_parse_rejects_output_that_is_not_the_schema(content):
 
 def test_dynamic_expansion_thresholds():
     kwargs = {"min_candidates": 10, "min_top_score": 0.5}
-    assert should_expand_dynamic(candidate_count=9, top1_fusion_score=0.9, **kwargs)
-    assert should_expand_dynamic(candidate_count=20, top1_fusion_score=0.49, **kwargs)
-    assert should_expand_dynamic(candidate_count=0, top1_fusion_score=None, **kwargs)
-    assert not should_expand_dynamic(candidate_count=10, top1_fusion_score=0.5, **kwargs)
-    assert not should_expand_dynamic(candidate_count=60, top1_fusion_score=0.8, **kwargs)
+    assert should_expand_dynamic(candidate_count=9, baseline_top_score=0.9, **kwargs)
+    assert should_expand_dynamic(candidate_count=20, baseline_top_score=0.49, **kwargs)
+    assert should_expand_dynamic(candidate_count=20, baseline_top_score=-0.2, **kwargs)  # cosine can be negative
+    assert should_expand_dynamic(candidate_count=0, baseline_top_score=None, **kwargs)
+    assert not should_expand_dynamic(candidate_count=10, baseline_top_score=0.5, **kwargs)
+    assert not should_expand_dynamic(candidate_count=60, baseline_top_score=0.8, **kwargs)
 
 
 # --- cache keys ------------------------------------------------------------------------------------------

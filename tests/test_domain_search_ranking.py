@@ -1,5 +1,6 @@
-"""Search ranking, pure: RRF across queries, the rank blend, tie-breaker and scope boost, explain terms,
-aggregation by note, explain.match, and snippet stitching (spec v2 sections 13-14, supplement section 4)."""
+"""Search ranking, pure: RRF across queries, both ranking formulas (the rank blend and the spec's additive
+score), tie-breaker and scope boost, explain terms, aggregation by note, explain.match, and snippet stitching
+(spec v2 sections 13-14, supplement section 4)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from search.domain.ranking import (
     matched_terms,
     rank_items,
     rank_norm,
+    recency_base,
     scope_boost,
     tie_breaker,
 )
@@ -26,26 +28,27 @@ from search.domain.rrf import rrf_fuse
 from search.domain.snippets import ChunkText, stitch_snippet
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
-V2_TERMS = [
-    "blend.retrieval",
-    "blend.rerank",
-    "tie_breaker",
-    "context.scope_boost",
-    "deterministic.lexical_bonus",
-    "deterministic.hit_boost",
-    "deterministic.decay_penalty",
-]
-PLAIN = RankingParams(recency_tau_days=60, tie_breaker_weight=0.0, scope_boost_weight=0.0, scope_descriptions={})
+# Only the terms a formula computes are listed (no always-zero deterministic.* terms).
+BLEND_TERMS = ["blend.retrieval", "blend.rerank", "tie_breaker", "context.scope_boost"]
+PLAIN = RankingParams(recency_tau_days=60, tie_breaker_weight=0.0, scope_boost_weight=0.0, scope_descriptions={},
+                      formula="rank_blend")
 
 
-def candidate(note_id: str, chunk_id: str, *, scope: str = "agent_private", importance: float = 0.0, age_days=0.0):
+def candidate(note_id: str, chunk_id: str, *, scope: str = "agent_private", importance: float = 0.0, age_days=0.0,
+              retrieval_score: float = 0.0):
     return Candidate(
         note_id=note_id,
         chunk_id=chunk_id,
         scope=scope,
         importance=importance,
         updated_at=NOW - timedelta(days=age_days),
+        retrieval_score=retrieval_score,
     )
+
+
+def additive(tie_breaker_weight: float = 0.1, **kw) -> RankingParams:
+    return RankingParams(recency_tau_days=60, tie_breaker_weight=tie_breaker_weight, scope_boost_weight=0.0,
+                         scope_descriptions={}, formula="spec_additive", **kw)
 
 
 def term_values(item) -> dict[str, float]:
@@ -105,6 +108,7 @@ def test_rrf_rejects_bad_arguments():
 
 
 def test_tie_breaker_values():
+    assert recency_base(importance=0.5, age_days=30.0, recency_tau_days=60) == pytest.approx(1.3 * math.exp(-0.5))
     assert tie_breaker(importance=1.0, age_days=0.0, recency_tau_days=60, weight=0.1) == pytest.approx(0.16)
     assert tie_breaker(importance=0.5, age_days=60.0, recency_tau_days=60, weight=0.1) == pytest.approx(
         0.1 * 1.3 * math.exp(-1)
@@ -187,6 +191,7 @@ def test_explain_terms_follow_v2_shape_and_sum_to_final_score():
         tie_breaker_weight=0.1,
         scope_boost_weight=0.2,
         scope_descriptions={"project_shared": "Deployment runbooks and release steps."},
+        formula="rank_blend",
     )
     items = [
         candidate(
@@ -199,12 +204,10 @@ def test_explain_terms_follow_v2_shape_and_sum_to_final_score():
     for item in ranked:
         explain = item.ranking_explain()
         assert explain["schema"] == RANKING_EXPLAIN_SCHEMA == "search_ranking_explain/v2"
-        assert explain["policy_id"].startswith("ranking_v2:")
-        assert [t["name"] for t in explain["terms"]] == V2_TERMS
+        assert explain["policy_id"].startswith("ranking_v2:rank_blend:")
+        assert [t["name"] for t in explain["terms"]] == BLEND_TERMS
         assert sum(t["value"] for t in explain["terms"]) == explain["final_score"] == item.final_score
         values = term_values(item)
-        assert values["deterministic.lexical_bonus"] == values["deterministic.hit_boost"] == 0.0
-        assert values["deterministic.decay_penalty"] == 0.0
         expected_boost = 0.2 if item.candidate.scope == "project_shared" else 0.0
         assert values["context.scope_boost"] == pytest.approx(expected_boost)
         c = item.candidate
@@ -229,14 +232,15 @@ def test_quick_find_ranking_without_rerank_uses_retrieval_rank_alone():
     for item in ranked:
         assert item.rerank_rank is None and item.rerank_score is None
         names = [t.name for t in item.terms]
-        assert names == [n for n in V2_TERMS if n != "blend.rerank"]
+        assert names == [n for n in BLEND_TERMS if n != "blend.rerank"]
         assert sum(t["value"] for t in item.ranking_explain()["terms"]) == item.final_score
     reranked = rank_items(items, rerank_scores=[0.0] * 5, query="q", now=NOW, params=PLAIN)
     assert ranked[0].policy_id != reranked[0].policy_id
 
 
 def test_tie_breaker_prefers_recent_important_notes_and_clamps_future_timestamps():
-    params = RankingParams(recency_tau_days=60, tie_breaker_weight=0.1, scope_boost_weight=0.0, scope_descriptions={})
+    params = RankingParams(recency_tau_days=60, tie_breaker_weight=0.1, scope_boost_weight=0.0, scope_descriptions={},
+                           formula="rank_blend")
     items = [
         candidate("old", "c1", importance=0.0, age_days=120),
         candidate("future", "c2", importance=1.0, age_days=-5),
@@ -256,20 +260,85 @@ def test_rank_items_rejects_misaligned_or_non_finite_rerank_scores():
 
 
 def test_policy_id_is_stable_and_tracks_parameters():
-    a = RankingParams(recency_tau_days=60, tie_breaker_weight=0.1, scope_boost_weight=0.0, scope_descriptions={})
-    same = RankingParams(recency_tau_days=60.0, tie_breaker_weight=0.1, scope_boost_weight=0, scope_descriptions={})
+    a = RankingParams(recency_tau_days=60, tie_breaker_weight=0.1, scope_boost_weight=0.0, scope_descriptions={},
+                      formula="rank_blend")
+    same = RankingParams(recency_tau_days=60.0, tie_breaker_weight=0.1, scope_boost_weight=0, scope_descriptions={},
+                         formula="rank_blend")
     assert a.policy_id(reranked=True) == same.policy_id(reranked=True)
-    assert len(a.policy_id(reranked=True)) == len("ranking_v2:") + 16
+    assert len(a.policy_id(reranked=True)) == len("ranking_v2:rank_blend:") + 16
     other_tau = RankingParams(
-        recency_tau_days=30, tie_breaker_weight=0.1, scope_boost_weight=0.0, scope_descriptions={}
+        recency_tau_days=30, tie_breaker_weight=0.1, scope_boost_weight=0.0, scope_descriptions={}, formula="rank_blend"
     )
     assert other_tau.policy_id(reranked=True) != a.policy_id(reranked=True)
     # Descriptions only shape the score when the boost weight is positive.
-    unused = RankingParams(60, 0.1, 0.0, {"org_shared": "Org policies."})
+    unused = RankingParams(60, 0.1, 0.0, {"org_shared": "Org policies."}, "rank_blend")
     assert unused.policy_id(reranked=True) == a.policy_id(reranked=True)
-    used = RankingParams(60, 0.1, 0.1, {"org_shared": "Org policies."})
-    edited = RankingParams(60, 0.1, 0.1, {"org_shared": "Org runbooks."})
+    used = RankingParams(60, 0.1, 0.1, {"org_shared": "Org policies."}, "rank_blend")
+    edited = RankingParams(60, 0.1, 0.1, {"org_shared": "Org runbooks."}, "rank_blend")
     assert used.policy_id(reranked=True) != edited.policy_id(reranked=True)
+    # The formula is part of the id, readable and hashed; spec_additive tells rerank from retrieval scores.
+    spec = dataclasses.replace(a, formula="spec_additive")
+    assert spec.policy_id(reranked=True).startswith("ranking_v2:spec_additive:")
+    assert spec.policy_id(reranked=True)[-16:] != a.policy_id(reranked=True)[-16:]
+    assert spec.policy_id(reranked=True) != spec.policy_id(reranked=False)
+
+
+# --- spec_additive: final = rerank_score + tie_breaker_weight * base (+ scope boost) -----------------------
+
+
+def test_spec_additive_adds_the_raw_rerank_score_and_the_weighted_base():
+    params = dataclasses.replace(additive(), scope_boost_weight=0.3, scope_descriptions={"project_shared": "release"})
+    items = [candidate("n1", "c1", importance=0.5, age_days=30, retrieval_score=0.9),
+             candidate("n2", "c2", scope="project_shared", importance=0.0, age_days=0, retrieval_score=0.4)]
+    ranked = rank_items(items, rerank_scores=[0.42, -1.25], query="release notes", now=NOW, params=params)
+    assert [t.name for t in ranked[0].terms] == ["rerank_score", "tie_breaker", "context.scope_boost"]
+    assert term_values(ranked[0]) == pytest.approx(
+        {"rerank_score": 0.42, "tie_breaker": 0.1 * 1.3 * math.exp(-0.5), "context.scope_boost": 0.0})
+    assert ranked[0].final_score == pytest.approx(0.42 + 0.1 * 1.3 * math.exp(-0.5))  # 0.4988
+    # A negative rerank score (cross-encoder logits) is used as it is: no rank or clamp in between.
+    assert ranked[1].final_score == pytest.approx(-1.25 + 0.1 + 0.3 * 1 / 2)
+    for item in ranked:
+        assert sum(t.value for t in item.terms) == item.final_score
+        assert item.policy_id.startswith("ranking_v2:spec_additive:")
+
+
+def test_spec_additive_follows_score_gaps_the_rank_blend_ignores():
+    items = [candidate(f"n{i}", f"c{i}") for i in range(3)]
+    scores = [0.10, 0.90, 0.11]
+    blend = aggregate_by_note(rank_items(items, rerank_scores=scores, query="q", now=NOW, params=PLAIN))
+    spec = aggregate_by_note(rank_items(items, rerank_scores=scores, query="q", now=NOW, params=additive(0.0)))
+    # rank blend: 0.8, 0.8 * 0.5 + 0.2, 0.2 * 0.5 (retrieval rank 1 keeps the head); additive: the raw scores
+    assert [r.candidate.note_id for r in blend] == ["n0", "n1", "n2"]
+    assert [r.candidate.note_id for r in spec] == ["n1", "n2", "n0"]
+    assert [r.final_score for r in spec] == pytest.approx([0.90, 0.11, 0.10])
+
+
+def test_spec_additive_tie_breaker_can_overturn_a_small_rerank_gap():
+    items = [candidate("fresh", "c1", importance=1.0, age_days=0), candidate("stale", "c2", importance=0.0, age_days=120)]
+    ranked = rank_items(items, rerank_scores=[0.50, 0.52], query="q", now=NOW, params=additive(0.1))
+    assert [r.final_score for r in ranked] == pytest.approx([0.50 + 0.16, 0.52 + 0.1 * math.exp(-2)])
+    assert aggregate_by_note(ranked)[0].candidate.note_id == "fresh"
+
+
+def test_spec_additive_without_rerank_ranks_by_the_fused_retrieval_score():
+    items = [candidate("a", "c1", retrieval_score=1.0), candidate("b", "c2", retrieval_score=0.35, age_days=60),
+             candidate("c", "c3", retrieval_score=0.5)]
+    ranked = rank_items(items, rerank_scores=None, query="q", now=NOW, params=additive(0.1))
+    assert [t.name for t in ranked[0].terms] == ["retrieval_score", "tie_breaker", "context.scope_boost"]
+    assert [term_values(r)["retrieval_score"] for r in ranked] == [1.0, 0.35, 0.5]
+    assert [r.final_score for r in ranked] == pytest.approx([1.1, 0.35 + 0.1 * math.exp(-1), 0.6])
+    assert [r.candidate.note_id for r in aggregate_by_note(ranked)] == ["a", "c", "b"]
+    assert all(r.rerank_score is None and r.rerank_rank is None for r in ranked)
+
+
+def test_spec_additive_rejects_non_finite_scores_and_unknown_formulas_are_refused():
+    with pytest.raises(ValueError):
+        rank_items([candidate("a", "c1", retrieval_score=math.inf)], rerank_scores=None, query="q", now=NOW,
+                   params=additive())
+    with pytest.raises(ValueError):
+        rank_items([candidate("a", "c1")], rerank_scores=[math.nan], query="q", now=NOW, params=additive())
+    with pytest.raises(ValueError):
+        dataclasses.replace(PLAIN, formula="linear")
 
 
 # --- aggregation -----------------------------------------------------------------------------------------
@@ -281,6 +350,7 @@ def test_aggregation_keeps_each_notes_best_chunk_and_sorts_by_score():
         tie_breaker_weight=0.0,
         scope_boost_weight=0.5,
         scope_descriptions={"project_shared": "release runbooks"},
+        formula="rank_blend",
     )
     items = [
         candidate("note-b", "b1"),

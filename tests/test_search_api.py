@@ -14,6 +14,7 @@ import requests
 from tests.conftest import CHAT_PATH, RERANK_PATH
 from tests.fake_provider_server import FakeResponse, chat_completion
 from tests.notes_helpers import headers, ingest, note, rows, wait_indexed
+from traces.domain.trace_payload import STAGE_NAMES
 
 
 def _rerank(request):
@@ -89,12 +90,36 @@ def test_postgres_revalidation_drops_stale_index_entries(svc):
     assert nid not in ids(search(svc, "billing cache midnight", mode="quick_find"))
 
 
+def trajectory(svc, trace_id: str) -> dict:
+    """GET /v2/admin/trajectories/{trace_id} once the worker has persisted the trace."""
+    deadline = time.monotonic() + 30
+    while True:
+        got = requests.get(f"{svc.admin}/v2/admin/trajectories/{trace_id}", headers=headers(), timeout=10)
+        if got.status_code == 200 or time.monotonic() > deadline:
+            assert got.status_code == 200, got.text
+            return got.json()
+        time.sleep(0.3)
+
+
 def test_filter_applies_and_reports_impact(svc):
     flt = {"schema": "search_filter_expr/v1", "expr": {"op": "gte", "field": "importance", "value": 0.5}}
-    r = search(svc, mode="quick_find", filter=flt, admin=True)
+    r = search(svc, mode="quick_find", filter=flt, admin=True, candidate_k=20, top_k=5)
     assert r.status_code == 200, r.text
     got = ids(r)
     assert svc.ids["low"] not in got and svc.ids["shared"] in got
+    # The recall stage of the trajectory carries filter_impact (supplement section 1); no stage of its own.
+    stages = trajectory(svc, r.json()["trace_id"])["stages"]
+    assert "filter.expr" not in [s["stage_name"] for s in stages]
+    recall_stage = next(s for s in stages if s["stage_name"] == "recall.hybrid")
+    impact = recall_stage["stage_payload"]["filter_impact"]
+    assert recall_stage["stage_payload"]["limit"] == impact["effective_candidate_k"] == 60
+    assert impact["schema"] == "search_filter_impact/v1" and impact["requested_candidate_k"] == 20
+    assert impact["filter"] == flt
+    # a1 reads its two private notes and the shared one; "low" (importance 0.1) is the one dropped
+    assert (impact["candidate_count_pre"], impact["candidate_count_post"], impact["dropped_total"]) == (3, 2, 1)
+    assert impact["top_drop_reasons"] == [{"reason": "gte:importance", "count": 1}]
+    unfiltered = trajectory(svc, search(svc, mode="quick_find", admin=True).json()["trace_id"])["stages"]
+    assert next(s for s in unfiltered if s["stage_name"] == "recall.hybrid")["stage_payload"]["filter_impact"] is None
 
 
 @pytest.mark.parametrize(
@@ -147,8 +172,10 @@ def test_explain_terms_add_up(svc):
     r = search(svc, mode="planned_search", admin=True)
     for item in r.json()["items"]:
         terms = item["explain"]["ranking"]["terms"]
+        # Only computed terms are listed: the rank blend's (the default formula), no always-zero ones.
+        assert [t["name"] for t in terms] == ["blend.retrieval", "blend.rerank", "tie_breaker", "context.scope_boost"]
         assert sum(t["value"] for t in terms) == pytest.approx(item["final_score"])
-        assert item["explain"]["ranking"]["policy_id"].startswith("ranking_v2:")
+        assert item["explain"]["ranking"]["policy_id"].startswith("ranking_v2:rank_blend:")
         assert "billing" in item["explain"]["match"]["matched_terms"]
 
 
@@ -188,7 +215,7 @@ def test_search_writes_a_trace(svc):
         time.sleep(0.3)
     assert rows(svc, "SELECT count(*) FROM search_traces WHERE trace_id = %s", (trace_id,)) == [(1,)]
     stages = [s[0] for s in rows(svc, "SELECT stage_name FROM search_trace_stages WHERE trace_id = %s ORDER BY stage_order", (trace_id,))]
-    assert stages[0] == "rewrite.expansion" and stages[-1] == "select.top_k"
+    assert stages == list(STAGE_NAMES)  # the pipeline emits every stage the trace payload schema names, in order
     assert rows(svc, "SELECT count(*) FROM search_trace_items WHERE trace_id = %s", (trace_id,))[0][0] == len(r.json()["items"])
 
 

@@ -106,11 +106,16 @@ def parse_expansion(
 
 
 def should_expand_dynamic(
-    *, candidate_count: int, top1_fusion_score: float | None, min_candidates: int, min_top_score: float
+    *, candidate_count: int, baseline_top_score: float | None, min_candidates: int, min_top_score: float
 ) -> bool:
     """Dynamic mode (step 3): expand when the baseline search of the original query found fewer than
-    ``min_candidates`` candidates or its best fusion score is below ``min_top_score``. ``top1_fusion_score``
-    is None when there is no candidate, which always expands."""
-    if candidate_count < min_candidates or top1_fusion_score is None:
+    ``min_candidates`` candidates or its top score is below ``min_top_score``.
+
+    ``baseline_top_score`` is the best dense cosine similarity between the original query's embedding and any
+    chunk the baseline's dense leg returned: an absolute score on a fixed -1..1 scale, so it can be weak (an
+    unrelated query) or strong (a near-verbatim one). The fused score of the spec's wording cannot serve: the
+    min-max normalised fusion (search.domain.score_fusion) gives the top candidate at least 0.5 whatever the
+    query, so a threshold on it would never fire. None (no dense hit) always expands."""
+    if candidate_count < min_candidates or baseline_top_score is None:
         return True
-    return top1_fusion_score < min_top_score
+    return baseline_top_score < min_top_score

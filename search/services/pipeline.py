@@ -84,6 +84,10 @@ class _Stages:
         self.stages.append({"stage_order": len(self.stages) + 1, "stage_name": name, "stage_payload": payload,
                             "items": items or []})
 
+    def payload(self, name: str) -> dict:
+        """The payload of the stage added as ``name``, for a later step that reports into it."""
+        return next(s["stage_payload"] for s in self.stages if s["stage_name"] == name)
+
 
 @dataclass
 class _Candidates:
@@ -111,7 +115,7 @@ def run_search(*, cfg: ElfConfig, ctx: RequestContext, req: SearchRequest) -> Se
     _filter(req, limit, cands, stages)
     snippets = _snippets(cands)
     scores = _rerank(cfg, req, cands, snippets, stages)
-    items = _rank(cfg, req, cands, snippets, scores, stages)
+    items = _rank(cfg, req, cands, snippets, scores, dict(fused), stages)
     if cfg.search.relation_context_on and items:
         _relate(cfg, ctx, items)
     if req.record_hits and items:
@@ -137,15 +141,19 @@ def _expansion_mode(cfg: ElfConfig, mode: str) -> str:
 
 def _expand_and_recall(cfg: ElfConfig, req: SearchRequest, recall_queries, stages: _Stages):
     """Steps 3-6: expansion (off / always / dynamic after a baseline recall), then recall of every query not
-    recalled yet. Returns the expansion mode, the queries and their hits."""
+    recalled yet. Returns the expansion mode, the queries and their hits. Dynamic mode judges the baseline by
+    its best dense cosine similarity (see should_expand_dynamic), which the stage names."""
     mode = _expansion_mode(cfg, req.mode)
     hits, queries, expansion_info = [], [req.query], {"mode": mode, "expanded": False}
     if mode == "dynamic":
         hits = recall_queries([req.query])
-        dyn = cfg.search.dynamic
-        expand = should_expand_dynamic(candidate_count=len(hits[0].chunk_ids), top1_fusion_score=hits[0].top_score,
+        dyn, baseline = cfg.search.dynamic, hits[0]
+        expand = should_expand_dynamic(candidate_count=len(baseline.chunk_ids),
+                                       baseline_top_score=baseline.top_dense_score,
                                        min_candidates=dyn.min_candidates, min_top_score=dyn.min_top_score)
-        expansion_info.update(baseline_candidates=len(hits[0].chunk_ids), baseline_top_score=hits[0].top_score)
+        expansion_info.update(baseline_candidates=len(baseline.chunk_ids),
+                              baseline_top_score=baseline.top_dense_score, baseline_score_kind="dense_cosine",
+                              min_candidates=dyn.min_candidates, min_top_score=dyn.min_top_score)
     else:
         expand = mode == "always"
     if expand:
@@ -161,8 +169,10 @@ def _expand_and_recall(cfg: ElfConfig, req: SearchRequest, recall_queries, stage
 
 
 def _fuse(cfg: ElfConfig, req: SearchRequest, hits, limit: int, stages: _Stages) -> list[tuple[str, float]]:
-    """Steps 7-9: fusion across queries and the prefilter."""
-    stages.add("recall.hybrid", {"limit": limit, "queries": [{"query": h.query, "count": len(h.chunk_ids)} for h in hits]})
+    """Steps 7-9: fusion across queries and the prefilter. The recall stage's ``filter_impact`` is filled in
+    by the filter step (supplement section 1: the recall stage of the trajectory carries it)."""
+    stages.add("recall.hybrid", {"limit": limit, "queries": [{"query": h.query, "count": len(h.chunk_ids)} for h in hits],
+                                 "filter_impact": None})
     fused = recall.fuse(hits, prefilter_max=cfg.search.prefilter.max_candidates, candidate_k=req.candidate_k)
     legs = hits[0].legs if hits else {}  # the original query's dense cosine and BM25 score per candidate
     stages.add("fusion", {"candidate_count": len(fused), "within_query": "minmax_convex",
@@ -191,9 +201,9 @@ def _note_row(note: MemoryNote) -> dict:
 
 
 def _filter(req: SearchRequest, limit: int, cands: _Candidates, stages: _Stages) -> None:
-    """Step 11: the filter expression, evaluated in the service on the authoritative rows."""
+    """Step 11: the filter expression, evaluated in the service on the authoritative rows; its
+    ``search_filter_impact/v1`` goes into the recall stage (null there without a filter)."""
     if req.filter_expr is None:
-        stages.add("filter.expr", {"filter_impact": None})
         return
     kept, reasons = [], []
     for cid in cands.valid:
@@ -203,7 +213,7 @@ def _filter(req: SearchRequest, limit: int, cands: _Candidates, stages: _Stages)
         requested_candidate_k=req.candidate_k, effective_candidate_k=limit, candidate_count_pre=len(cands.valid),
         candidate_count_post=len(kept), drop_reasons=reasons, raw_filter=req.filter_raw)
     cands.valid = kept
-    stages.add("filter.expr", {"filter_impact": impact})
+    stages.payload("recall.hybrid")["filter_impact"] = impact
 
 
 def _snippets(cands: _Candidates) -> dict[str, str]:
@@ -251,21 +261,24 @@ def _ranking_params(cfg: ElfConfig) -> ranking.RankingParams:
         recency_tau_days=cfg.ranking.recency_tau_days, tie_breaker_weight=cfg.ranking.tie_breaker_weight,
         scope_boost_weight=(ctx_cfg.scope_boost_weight if ctx_cfg and ctx_cfg.scope_boost_weight else 0.0),
         scope_descriptions=(ctx_cfg.scope_descriptions if ctx_cfg and ctx_cfg.scope_descriptions else {}),
+        formula=cfg.ranking.formula,
     )
 
 
 def _rank(cfg: ElfConfig, req: SearchRequest, cands: _Candidates, snippets: dict[str, str],
-          scores: list[float] | None, stages: _Stages) -> list[ResultItem]:
-    """Steps 15-17: blend, tie-break, scope boost; aggregate per note by its best chunk; top_k."""
+          scores: list[float] | None, retrieval_scores: dict[str, float], stages: _Stages) -> list[ResultItem]:
+    """Steps 15-17: relevance by ``ranking.formula``, tie-break, scope boost; aggregate per note by its best
+    chunk; top_k. ``retrieval_scores``: chunk id -> fused score (what spec_additive ranks by without rerank)."""
     params = _ranking_params(cfg)
     candidates = [ranking.Candidate(note_id=cands.chunks[cid].note_id, chunk_id=cid, scope=cands.note_of(cid).scope,
-                                    importance=cands.note_of(cid).importance, updated_at=cands.note_of(cid).updated_at)
+                                    importance=cands.note_of(cid).importance, updated_at=cands.note_of(cid).updated_at,
+                                    retrieval_score=retrieval_scores[cid])
                   for cid in cands.valid]
     ranked = ranking.rank_items(candidates, rerank_scores=scores, query=req.query, now=timezone.now(), params=params)
-    stages.add("rank.blend", {"policy_id": params.policy_id(reranked=scores is not None)},
+    stages.add("rank.score", {"formula": params.formula, "policy_id": params.policy_id(reranked=scores is not None)},
                [{"chunk_id": r.candidate.chunk_id, "note_id": str(r.candidate.note_id),
                  "metrics": {"final_score": r.final_score, "retrieval_rank": r.retrieval_rank}} for r in ranked])
-    best = ranking.aggregate_by_note(ranked)
+    best = ranking.aggregate_by_note(ranked, cfg.scopes.precedence)
     stages.add("aggregate.note", {"notes": len(best)})
     items = []
     for r in best[: req.top_k]:

@@ -1,5 +1,6 @@
-"""Candidate recall from Qdrant (spec v2 section 13 steps 6-9): per query a dense + BM25 prefetch under
-the caller's payload filter, fused by Qdrant with RRF; then RRF across queries and the prefilter."""
+"""Candidate recall from Qdrant (spec v2 section 13 steps 6-9): per query one batch of a dense and a BM25
+search under the caller's payload filter, fused here in the service by min-max normalised scores
+(search.domain.score_fusion; Qdrant does no fusion); then RRF across expanded queries, and the prefilter."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ class QueryHits:
     query: str
     chunk_ids: list[str]
     payloads: dict[str, dict]
-    top_score: float | None
+    top_dense_score: float | None  # the dense leg's best cosine similarity (-1..1); None when it found nothing
     legs: dict[str, dict[str, float]]  # chunk id -> {"dense": cosine, "bm25": score} as the legs returned them
     scores: dict[str, float]  # chunk id -> fused score
 
@@ -59,9 +60,9 @@ def recall(*, client, collection: str, embedder, queries: list[str], flt: models
             legs["bm25"], weights = [(str(p.id), p.score) for p in bm25_points], {"dense": EQUAL_WEIGHT, "bm25": EQUAL_WEIGHT}
         fused = fuse_scores(legs, weights)[:limit]
         payloads = {str(p.id): p.payload or {} for p in (*dense_points, *bm25_points)}
-        out.append(QueryHits(query, [h.id for h in fused], {h.id: payloads[h.id] for h in fused},
-                             fused[0].score if fused else None, {h.id: h.legs for h in fused},
-                             {h.id: h.score for h in fused}))
+        top_dense = max((p.score for p in dense_points), default=None)
+        out.append(QueryHits(query, [h.id for h in fused], {h.id: payloads[h.id] for h in fused}, top_dense,
+                             {h.id: h.legs for h in fused}, {h.id: h.score for h in fused}))
     return out
 
 

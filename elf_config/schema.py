@@ -1,11 +1,12 @@
 """Typed, frozen view of elf.toml.
 
 Each dataclass is one TOML table; field names are the TOML keys. A field typed ``Optional[...]`` (or whose
-dataclass is optional in its parent) may be omitted from the file; every other field is required. There are
-no defaults for spec fields: the loader fills nothing in, except the spec's own documented default for
-``mcp.read_profile`` and ``security.auth_mode`` (omitted means "off"), and for the one key added beyond
-the spec that have a default: ``worker.outbox_lease_seconds`` (omitted means 30) and
-``storage.qdrant.docs_collection`` (omitted means ``<collection>_docs``).
+dataclass is optional in its parent) may be omitted from the file; so may a field with a dataclass default,
+which then applies. Every other field is required. There are no defaults for the keys of the spec v2 section 1
+template: the loader fills nothing in for them, except the spec's own documented defaults (``mcp.read_profile``;
+``chunking.tokenizer_repo`` inherits ``providers.embedding.model``). Keys added beyond the template are all
+optional, each with the documented default next to it (README, Configuration reference), so that a config
+written to the template alone starts.
 """
 
 from __future__ import annotations
@@ -13,7 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+from elf_domain.vocabulary import RANK_BLEND
+
 DEFAULT_OUTBOX_LEASE_SECONDS = 30.0
+# Defaults of the keys added beyond the section 1 template: the embedded stack as elf.toml.example runs it.
+DEFAULT_STACK_DATA_DIR = "var/stack"
+DEFAULT_BROKER_URL = "redis://127.0.0.1:6389/0"
+DEFAULT_SEARCH_MODE = "planned_search"
 
 
 @dataclass(frozen=True)
@@ -51,18 +58,20 @@ class StorageConfig:
 
 @dataclass(frozen=True)
 class StackConfig:
-    """Embedded stack (not in the spec): where elf-stack keeps Postgres, Redis and Qdrant data."""
+    """Embedded stack (not in the spec): where elf-stack keeps Postgres, Redis and Qdrant data (and the Django
+    secret key). Omitted: ``var/stack`` beside the config file."""
 
-    data_dir: str
+    data_dir: str = DEFAULT_STACK_DATA_DIR
 
 
 @dataclass(frozen=True)
 class WorkerConfig:
     """Celery (not in the spec): the broker URL the API and the worker share, and how long a claimed outbox
-    row stays leased before another worker may take it over (a worker that died mid-job)."""
+    row stays leased before another worker may take it over (a worker that died mid-job). Omitted: the
+    embedded stack's Redis (``DEFAULT_BROKER_URL``, the port elf-stack starts it on)."""
 
-    broker_url: str
-    outbox_lease_seconds: Optional[float]  # omitted: DEFAULT_OUTBOX_LEASE_SECONDS
+    broker_url: str = DEFAULT_BROKER_URL
+    outbox_lease_seconds: Optional[float] = None  # omitted: DEFAULT_OUTBOX_LEASE_SECONDS
 
     @property
     def lease_seconds(self) -> float:
@@ -121,10 +130,11 @@ class ScopesConfig:
 
 @dataclass(frozen=True)
 class MemoryPolicyConfig:
-    """Policy stage (spec v2 section 8.3): remember/update below these thresholds is downgraded to ignore."""
+    """Policy stage (spec v2 section 8.3): remember/update below these thresholds is downgraded to ignore.
+    Not in the template (section 8.3 names ``memory.policy``): omitted, 0.0 each, nothing is downgraded."""
 
-    min_confidence: float
-    min_importance: float
+    min_confidence: float = 0.0
+    min_importance: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -135,7 +145,7 @@ class MemoryConfig:
     update_sim_threshold: float
     candidate_k: int
     top_k: int
-    policy: MemoryPolicyConfig
+    policy: MemoryPolicyConfig = field(default_factory=MemoryPolicyConfig)
 
 
 @dataclass(frozen=True)
@@ -191,8 +201,9 @@ class GraphContextConfig:
 
 @dataclass(frozen=True)
 class SearchConfig:
-    # Not in the spec: the search mode when a request names none (quick_find | planned_search).
-    default_mode: str
+    # Not in the spec: the search mode when a request names none (quick_find | planned_search); omitted:
+    # planned_search, the section 13 pipeline.
+    default_mode: str = field(default=DEFAULT_SEARCH_MODE, kw_only=True)
     expansion: ExpansionConfig
     dynamic: DynamicConfig
     prefilter: PrefilterConfig
@@ -210,6 +221,8 @@ class SearchConfig:
 class RankingConfig:
     recency_tau_days: float
     tie_breaker_weight: float
+    # Not in the spec: rank_blend | spec_additive (elf_domain.vocabulary.RANKING_FORMULAS); omitted: rank_blend.
+    formula: str = RANK_BLEND
 
 
 @dataclass(frozen=True)
@@ -327,8 +340,9 @@ class AcbConfig:
 class ElfConfig:
     service: ServiceConfig
     storage: StorageConfig
-    stack: StackConfig
-    worker: WorkerConfig
+    # Not in the template: omitted, every key of the table takes its default.
+    stack: StackConfig = field(default_factory=StackConfig, kw_only=True)
+    worker: WorkerConfig = field(default_factory=WorkerConfig, kw_only=True)
     providers: ProvidersConfig
     scopes: ScopesConfig
     memory: MemoryConfig

@@ -10,7 +10,8 @@ from typing import Any
 INLINE_MAPS = {"default_headers", "project_descriptions", "scope_descriptions"}
 
 
-def _value(v: Any) -> str:
+def value(v: Any) -> str:
+    """One TOML value: a string, number, bool, array or (inline) table."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
@@ -18,16 +19,16 @@ def _value(v: Any) -> str:
     if isinstance(v, str):
         return json.dumps(v)
     if isinstance(v, list):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
+        return "[" + ", ".join(value(x) for x in v) + "]"
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{json.dumps(k)} = {_value(x)}" for k, x in v.items()) + "}"
+        return "{" + ", ".join(f"{json.dumps(k)} = {value(x)}" for k, x in v.items()) + "}"
     raise TypeError(type(v))
 
 
 def dumps(data: dict, prefix: str = "") -> str:
     is_section = {k: isinstance(v, dict) and k not in INLINE_MAPS for k, v in data.items()}
     lines = [f"[{prefix}]"] if prefix else []
-    lines += [f"{json.dumps(k)} = {_value(v)}" for k, v in data.items() if not is_section[k]]
+    lines += [f"{json.dumps(k)} = {value(v)}" for k, v in data.items() if not is_section[k]]
     for k, v in data.items():
         if is_section[k]:
             lines.append(dumps(v, f"{prefix}.{json.dumps(k)}" if prefix else json.dumps(k)))

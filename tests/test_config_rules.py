@@ -72,7 +72,7 @@ RULES = [
     ("search mode", "search.default_mode", "deep", "search.default_mode must be one of"),
     ("read profile scopes", "scopes.read_profiles.private_only", ["agent_secret"], "scopes.read_profiles.private_only[0]"),
     ("ttl for every type", "lifecycle.ttl_days.plan", DELETE, "lifecycle.ttl_days.plan is required"),
-    ("broker url required", "worker.broker_url", DELETE, "worker.broker_url is required"),
+    ("broker url is redis", "worker.broker_url", "amqp://127.0.0.1:5672//", "worker.broker_url must be a redis:// URL"),
     ("docs collection differs", "storage.qdrant.docs_collection", "mem_notes_v2", "storage.qdrant.docs_collection must differ from storage.qdrant.collection"),
     ("docs size limit range", "docs.max_doc_bytes", 5 * 1024 * 1024, "docs.max_doc_bytes must be in the range [1, 4194304]"),
     ("inferred confidence range", "core_memory.inferred_min_confidence", 1.5,
@@ -80,12 +80,15 @@ RULES = [
     ("bundle retention range", "acb.bundle_retention_days", 0,
      "acb.bundle_retention_days must be in the range [1, 3650]"),
     ("outbox lease range", "worker.outbox_lease_seconds", 1.0, "worker.outbox_lease_seconds must be in the range [5, 3600]"),
-    ("stack data dir required", "stack.data_dir", DELETE, "stack.data_dir is required"),
+    ("stack data dir non-empty", "stack.data_dir", " ", "stack.data_dir must be a non-empty path"),
+    ("secrets always redacted", "security.redact_secrets_on_write", False, "security.redact_secrets_on_write must be true"),
+    ("tokenizer it has", "chunking.tokenizer_repo", "bert-base-uncased", "chunking.tokenizer_repo 'bert-base-uncased' cannot"),
     ("localhost-only binds", "service.http_bind", "0.0.0.0:8089", "service.http_bind binds 0.0.0.0"),
     ("binds use distinct ports", "service.admin_bind", "127.0.0.1:8089", "service.admin_bind uses port 8089"),
     ("evidence quote bounds", "security.evidence_max_quotes", 0, "security.evidence_max_quotes must be at least"),
     ("mcp read profile", "mcp.read_profile", "everything", "mcp.read_profile must be one of"),
     ("policy threshold range", "memory.policy.min_confidence", 1.5, "memory.policy.min_confidence must be in the range"),
+    ("ranking formula", "ranking.formula", "linear", "ranking.formula must be one of rank_blend, spec_additive"),
 ]
 
 
@@ -146,7 +149,10 @@ OPTIONAL = {
     "chunking.tokenizer_repo", "search.cache.max_payload_bytes", "search.explain.capture_candidates",
     "search.explain.candidate_retention_days", "search.explain.write_mode", "context.project_descriptions",
     "context.scope_descriptions", "context.scope_boost_weight", "mcp.read_profile", "docs.max_doc_bytes",
-    "core_memory.inferred_min_confidence", "acb.bundle_retention_days",
+    "core_memory.inferred_min_confidence", "acb.bundle_retention_days", "ranking.formula",
+    # Keys beyond the spec's section 1 template: documented defaults (tests/test_config_template.py checks them).
+    "stack.data_dir", "worker.broker_url", "search.default_mode", "memory.policy.min_confidence",
+    "memory.policy.min_importance",
 }
 
 
@@ -157,10 +163,17 @@ def test_every_required_key_is_required(tmp_path, key):
     assert f"{key} is required" in str(err.value)
 
 
-@pytest.mark.parametrize("key", sorted(OPTIONAL) + ["context", "mcp", "core_memory", "acb"])
+@pytest.mark.parametrize("key", sorted(OPTIONAL) + ["context", "mcp", "core_memory", "acb", "stack", "worker", "docs",
+                                                  "memory.policy", "search.graph_context"])
 def test_optional_keys_may_be_omitted(tmp_path, key):
     cfg = load_config(_write(tmp_path, _set(EXAMPLE, key, DELETE)))
     assert cfg.storage.qdrant.vector_dim == 384
+
+
+def test_ranking_formula_is_rank_blend_when_omitted(tmp_path):
+    assert load_config(_write(tmp_path, _set(EXAMPLE, "ranking.formula", DELETE))).ranking.formula == "rank_blend"
+    chosen = load_config(_write(tmp_path, _set(EXAMPLE, "ranking.formula", "spec_additive")))
+    assert chosen.ranking.formula == "spec_additive"
 
 
 def test_example_loads_and_is_frozen():

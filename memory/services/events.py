@@ -3,6 +3,8 @@ verbatim evidence for every kept note, then the same WriteGate, UpdateResolver a
 
 write_policy is applied to each message before anything else sees it: the extractor receives the
 transformed messages and evidence is checked against them, so excluded or redacted text is never stored.
+Then, with ``security.redact_secrets_on_write`` (the loader accepts only true), every secret or PII the shared
+detector finds becomes ``[REDACTED:<kind>]`` the same way: no extractor, quote, reason or field ever sees it.
 The raw messages themselves are never stored as notes. dry_run runs the whole path inside a transaction
 that is rolled back, so its results are the would-be ops and nothing persists.
 """
@@ -21,6 +23,7 @@ from elf_kernel.context import RequestContext
 from elf_kernel.errors import ElfError
 
 from elf_domain.evidence import check_evidence, validate_candidates
+from elf_domain.secrets import redact_secrets
 from ..models import Pipeline, Scope
 from .ingest import NoteInput, NoteResult, ingest_notes, reject_note
 
@@ -74,6 +77,9 @@ def _source_ref(candidate, messages: list[EventMessage]) -> dict[str, Any]:
 
 def ingest_event(*, cfg: ElfConfig, ctx: RequestContext, scope: str | None, messages: list[EventMessage],
                  dry_run: bool, resolved_profile, embedder) -> EventOutcome:
+    if cfg.security.redact_secrets_on_write:  # both sides, so a quote of a secret is an evidence mismatch
+        messages = [replace(m, original=redact_secrets(m.original), content=redact_secrets(m.content))
+                    for m in messages]
     extractor = build_profile_extractor(cfg, prompt=resolved_profile.prompt, model=resolved_profile.model,
                                         temperature=resolved_profile.temperature, timeout_ms=resolved_profile.timeout_ms)
     payload = [{"role": m.role, "content": m.content, **({"ts": m.ts} if m.ts else {}),

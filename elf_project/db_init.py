@@ -1,16 +1,26 @@
-"""Apply the SQL schema under ``sql/`` at start-up.
+"""Apply the SQL schema under ``sql/`` at start-up: the migrations a database lacks, in order.
 
-``sql/init.sql`` is written for psql (``psql -v vector_dim=384 -f sql/init.sql``): plain SQL plus
-``\\ir tables/NNN_name.sql`` include lines, with vector columns written ``vector(:vector_dim)``.
-:func:`apply_schema` reproduces what psql does with that file, without psql: each ``\\ir`` line is
-replaced by the included file (in order, relative to ``sql_dir``), ``:vector_dim`` is substituted with the
-configured dimension, and every part runs in one transaction under an advisory lock, so concurrent
-start-ups (API, worker) apply the schema one at a time and a failure leaves nothing half-applied.
+``sql/migrations/NNNN_name.sql`` are the schema's history: ``0001_baseline`` is the schema of the last release
+without versions (it includes ``sql/tables/*.sql``), each later file one change. Every migration is idempotent
+(``CREATE ... IF NOT EXISTS``, ``ADD COLUMN IF NOT EXISTS`` ...), and once released it never changes.
+:func:`apply_schema` creates the ``schema_version`` table (``sql/schema_version.sql``), runs the migrations not
+recorded there in version order and records each (version, name, checksum, applied_at), all in one transaction
+under an advisory lock, so concurrent start-ups (API, worker) apply them once and a failure leaves nothing
+half-applied. A database made by a release before schema versions holds the baseline's tables without rows in
+schema_version: the baseline runs (changing nothing, being idempotent) and is recorded, then the later files.
+
+Migration files are written for psql: plain SQL plus ``\\ir path`` include lines (relative to the including
+file), with vector columns written ``vector(:vector_dim)``. This module reproduces what psql does with them,
+without psql: every ``\\ir`` line is replaced by the included file and ``:vector_dim`` by the configured
+dimension. ``sql/init.sql`` includes schema_version.sql and every migration, for ``psql -f sql/init.sql``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
@@ -23,6 +33,10 @@ SCHEMA_LOCK_KEY = int.from_bytes(b"ELFSCHEM", "big", signed=True)
 # the look-ahead keeps longer identifiers such as ``:vector_dims`` untouched.
 _VECTOR_DIM_TOKEN = re.compile(r"(?<![\w:]):vector_dim(?!\w)")
 _INCLUDE_LINE = re.compile(r"^\s*\\ir\s+(\S+)\s*$")
+_MIGRATION_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+MIGRATIONS_DIR = "migrations"
+VERSION_TABLE_FILE = "schema_version.sql"
+_MAX_INCLUDE_DEPTH = 8
 
 # Tables whose ``vec`` column is ``vector(:vector_dim)``.
 VECTOR_TABLES = ("note_chunk_embeddings", "note_embeddings", "doc_chunk_embeddings")
@@ -87,10 +101,18 @@ EXTRA_INDEXES: dict[str, tuple[str, ...]] = {
 class SchemaError(RuntimeError):
     """The schema cannot be applied: bad input, a malformed sql/ tree, or an incompatible database."""
 
-# Indexes beyond the spec on its tables, for the queries the service runs.
+
+# Indexes beyond the spec on its tables, for the queries the service runs (0002: export/import by tenant).
 QUERY_INDEXES: dict[str, tuple[str, ...]] = {
     "memory_notes": ("idx_notes_resolver_group", "idx_acb_note_text_fts"),
+    "memory_note_versions": ("idx_note_versions_tenant",),
+    "memory_space_grants": ("idx_memory_space_grants_tenant",),
+    "graph_predicates": ("idx_graph_predicates_tenant",),
+    "graph_fact_supersessions": ("idx_graph_fact_supersessions_tenant",),
 }
+
+# The table of applied migrations (sql/schema_version.sql); not one of the app tables above (no model maps it).
+VERSION_TABLE = "schema_version"
 
 
 def expected_tables() -> tuple[str, ...]:
@@ -108,61 +130,151 @@ def expected_indexes() -> dict[str, str]:
     }
 
 
-def render_schema(vector_dim: int, sql_dir: Path) -> list[tuple[str, str]]:
-    """Expand ``sql_dir/init.sql`` into ``(source, sql)`` parts in execution order.
+@dataclass(frozen=True)
+class Migration:
+    """One file of sql/migrations: ``version`` from its 4-digit prefix, ``name`` its file stem."""
 
-    Runs of plain lines of init.sql form one part each; every ``\\ir`` line becomes the content of the
-    included file. ``:vector_dim`` is replaced with the integer in every part.
+    version: int
+    name: str
+    parts: tuple[tuple[str, str], ...]  # (source file relative to sql/, text), includes expanded, not rendered
+
+    @property
+    def checksum(self) -> str:
+        """SHA-256 of the expanded text: an edit to the file or to a file it includes changes it."""
+        digest = hashlib.sha256()
+        for _, text in self.parts:
+            digest.update(text.encode("utf-8"))
+        return digest.hexdigest()
+
+
+def render_schema(vector_dim: int, sql_dir: Path) -> list[tuple[str, str]]:
+    """Expand ``sql_dir/init.sql`` (what ``psql -f sql/init.sql`` runs) into ``(source, sql)`` parts in order.
+
+    Runs of plain lines form one part each; every ``\\ir`` line becomes the parts of the included file, whose
+    own includes are expanded the same way. ``:vector_dim`` is replaced with the integer in every part.
     """
     dim = _validated_dim(vector_dim)
-    init_path = Path(sql_dir) / "init.sql"
+    root = Path(sql_dir)
+    return [(source, _render(text, dim)) for source, text in _expand(root / "init.sql", root)]
+
+
+def load_migrations(sql_dir: Path) -> list[Migration]:
+    """The migrations under ``sql_dir/migrations`` in version order; versions must run 1, 2, 3 ... with no gap
+    or duplicate, so that every database applies the same sequence."""
+    root = Path(sql_dir)
+    folder = root / MIGRATIONS_DIR
+    try:
+        names = sorted(p.name for p in folder.iterdir() if p.suffix == ".sql")
+    except OSError as exc:
+        raise SchemaError(f"cannot list migrations in {folder}: {exc}") from exc
+    migrations = []
+    for name in names:
+        match = _MIGRATION_FILE.match(name)
+        if match is None:
+            raise SchemaError(f"{MIGRATIONS_DIR}/{name}: a migration file is named NNNN_lowercase_name.sql")
+        migrations.append(Migration(int(match.group(1)), name[:-4], tuple(_expand(folder / name, root))))
+    for expected, migration in enumerate(migrations, start=1):
+        if migration.version != expected:
+            raise SchemaError(
+                f"{MIGRATIONS_DIR}/{migration.name}.sql: expected version {expected:04d} next; migration versions "
+                "run 0001, 0002, ... without gaps or duplicates"
+            )
+    return migrations
+
+
+def apply_schema(dsn: str, vector_dim: int, sql_dir: Path) -> list[str]:
+    """Bring the database at ``dsn`` up to the newest migration; returns the names of those applied now.
+
+    Raises :class:`SchemaError` when ``vector_dim`` is not a positive integer, when ``sql/`` cannot be read,
+    when the database already holds vector tables of another dimension, when it records a migration this
+    release does not have (it was made by a newer release) or one whose file changed since it was applied, and
+    when a migration fails (nothing is applied then).
+    """
+    dim = _validated_dim(vector_dim)
+    root = Path(sql_dir)
+    migrations = load_migrations(root)
+    bootstrap = _expand(root / VERSION_TABLE_FILE, root)
+    with psycopg.connect(dsn, autocommit=False) as conn:
+        with conn.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK_KEY,))
+            _check_vector_dim(cur, dim)
+            cur.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            _execute(cur, bootstrap, dim)
+            cur.execute("SELECT version, name, checksum FROM schema_version ORDER BY version")
+            pending = _pending(migrations, cur.fetchall())
+            for migration in pending:
+                _execute(cur, migration.parts, dim)
+                cur.execute(
+                    "INSERT INTO schema_version (version, name, checksum) VALUES (%s, %s, %s)",
+                    (migration.version, migration.name, migration.checksum),
+                )
+        conn.commit()
+    return [migration.name for migration in pending]
+
+
+def _pending(migrations: list[Migration], recorded: list[tuple[int, str, str]]) -> list[Migration]:
+    """The migrations not recorded yet, after checking the recorded ones against the files."""
+    known = {m.version: m for m in migrations}
+    for version, name, checksum in recorded:
+        migration = known.get(version)
+        if migration is None:
+            newest = f"{migrations[-1].name}" if migrations else "none"
+            raise SchemaError(
+                f"the database records migration {name} (version {version}), which this release does not have "
+                f"(its newest is {newest}): it was upgraded by a newer release. Run that release, or restore a "
+                "backup taken before the upgrade."
+            )
+        if migration.checksum != checksum:
+            raise SchemaError(
+                f"{MIGRATIONS_DIR}/{migration.name}.sql (or a file it includes) changed after it was applied to "
+                "this database. Applied migrations never change: restore the file and put the change in a new "
+                "migration (README \"Upgrading\")."
+            )
+    done = {version for version, _, _ in recorded}
+    return [m for m in migrations if m.version not in done]
+
+
+def _execute(cur: psycopg.Cursor, parts, dim: int) -> None:
+    for source, text in parts:
+        try:
+            cur.execute(_render(text, dim))
+        except psycopg.Error as exc:
+            raise SchemaError(f"{source}: {exc}") from exc
+
+
+def _expand(path: Path, root: Path, depth: int = 0) -> list[tuple[str, str]]:
+    """``path`` as ``(source, text)`` parts with its ``\\ir`` lines expanded (relative to the including file);
+    sources are named relative to ``root``."""
+    if depth > _MAX_INCLUDE_DEPTH:
+        raise SchemaError(f"{_source(path, root)}: \\ir includes nest deeper than {_MAX_INCLUDE_DEPTH}")
     parts: list[tuple[str, str]] = []
     pending: list[str] = []
 
     def flush() -> None:
         text = "".join(pending)
         if text.strip():
-            parts.append(("init.sql", text))
+            parts.append((_source(path, root), text))
         pending.clear()
 
-    for line in _read(init_path).splitlines(keepends=True):
+    for line in _read(path).splitlines(keepends=True):
         include = _INCLUDE_LINE.match(line)
         if include:
             flush()
-            relative = include.group(1)
-            parts.append((relative, _read(init_path.parent / relative)))
+            parts.extend(_expand(Path(os.path.normpath(path.parent / include.group(1))), root, depth + 1))
         elif line.lstrip().startswith("\\"):
-            raise SchemaError(f"init.sql: unsupported psql meta-command {line.strip()!r}")
+            raise SchemaError(f"{_source(path, root)}: unsupported psql meta-command {line.strip()!r}")
         else:
             pending.append(line)
     flush()
-
-    rendered = []
-    for source, text in parts:
-        if source != "init.sql" and any(line.lstrip().startswith("\\") for line in text.splitlines()):
-            raise SchemaError(f"{source}: psql meta-commands are only supported in init.sql")
-        rendered.append((source, _VECTOR_DIM_TOKEN.sub(str(dim), text)))
-    return rendered
+    return parts
 
 
-def apply_schema(dsn: str, vector_dim: int, sql_dir: Path) -> None:
-    """Create the ELF schema in the database at ``dsn`` (idempotent).
+def _source(path: Path, root: Path) -> str:
+    return Path(os.path.relpath(path, root)).as_posix()
 
-    Raises :class:`SchemaError` when ``vector_dim`` is not a positive integer, when ``sql/`` cannot be
-    expanded, or when the database already holds vector tables of another dimension.
-    """
-    parts = render_schema(vector_dim, sql_dir)
-    with psycopg.connect(dsn, autocommit=False) as conn:
-        with conn.cursor() as cur:
-            cur.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK_KEY,))
-            _check_vector_dim(cur, vector_dim)
-            cur.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            for source, sql in parts:
-                try:
-                    cur.execute(sql)
-                except psycopg.Error as exc:
-                    raise SchemaError(f"{source}: {exc}") from exc
-        conn.commit()
+
+def _render(text: str, dim: int) -> str:
+    return _VECTOR_DIM_TOKEN.sub(str(dim), text)
 
 
 def _check_vector_dim(cur: psycopg.Cursor, vector_dim: int) -> None:

@@ -40,11 +40,19 @@ def wait_for_postgres(cfg: ElfConfig) -> None:
             time.sleep(0.5)
 
 
-def apply_schema(cfg: ElfConfig) -> None:
+def apply_schema(cfg: ElfConfig) -> list[str]:
+    """Apply the migrations of sql/migrations the database lacks (db_init); returns their names."""
+    from .db_init import SchemaError
     from .db_init import apply_schema as apply
 
     wait_for_postgres(cfg)
-    apply(cfg.storage.postgres.dsn, cfg.storage.qdrant.vector_dim, SQL_DIR)
+    try:
+        applied = apply(cfg.storage.postgres.dsn, cfg.storage.qdrant.vector_dim, SQL_DIR)
+    except SchemaError as exc:
+        raise StartupError(f"schema: {exc}") from None
+    if applied:
+        log.info("schema: applied migrations %s", ", ".join(applied))
+    return applied
 
 
 def migrate_django(cfg: ElfConfig) -> None:

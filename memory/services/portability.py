@@ -1,0 +1,53 @@
+"""The notes' part of a tenant export (manage.py export_tenant / import_tenant; the mechanics are in
+elf_kernel.portability): notes with their versions, structured fields, hits and ingest decisions, grants,
+ingestion profiles and defaults; with vectors, the chunks and their vectors too. After an import every active
+note gets an indexing outbox row: the worker reuses an imported vector whose chunk text and embedding version
+match (no provider call) and embeds only what has none."""
+
+from __future__ import annotations
+
+from elf_domain.vocabulary import OutboxOp
+from elf_kernel.portability import Row, TableSpec, owned_by_tenant
+
+from ..indexing.outbox import enqueue
+from ..models import MemoryNote, NoteStatus
+
+NOTES = f"(SELECT n.note_id FROM memory_notes n WHERE {owned_by_tenant('n')})"
+
+
+def _snapshots(row: Row, old: str, new: str) -> None:
+    for column in ("prev_snapshot", "new_snapshot"):
+        snapshot = row.get(column)
+        if isinstance(snapshot, dict) and snapshot.get("tenant_id") == old:
+            snapshot["tenant_id"] = new
+
+
+TABLES = (
+    TableSpec("memory_notes", owned_by_tenant()),
+    # Version rows outlive a purged note, so their tenant is the snapshot's (every op writes new_snapshot;
+    # idx_note_versions_tenant serves this); their project the snapshot's or the note's current one.
+    TableSpec("memory_note_versions",
+              "(t.new_snapshot ->> 'tenant_id') = %(tenant)s AND (%(project)s::text IS NULL "
+              f"OR (t.new_snapshot ->> 'project_id') = %(project)s OR t.note_id IN {NOTES})", remap=_snapshots),
+    TableSpec("memory_note_fields", f"t.note_id IN {NOTES}"),
+    TableSpec("memory_hits", f"t.note_id IN {NOTES}"),
+    TableSpec("memory_ingest_decisions", owned_by_tenant()),
+    TableSpec("memory_space_grants", owned_by_tenant()),
+    TableSpec("memory_ingestion_profiles", owned_by_tenant()),
+    TableSpec("memory_ingestion_profile_defaults", owned_by_tenant()),
+    TableSpec("memory_note_chunks", f"t.note_id IN {NOTES}", vectors=True),
+    TableSpec("note_chunk_embeddings",
+              f"t.chunk_id IN (SELECT c.chunk_id FROM memory_note_chunks c WHERE c.note_id IN {NOTES})", vectors=True),
+    TableSpec("note_embeddings", f"t.note_id IN {NOTES}", vectors=True),
+)
+
+
+def reindex_imported(*, tenant_id: str, project_id: str | None, embedding_version: str) -> int:
+    """Queue an UPSERT for every active note of the imported tenant (in the import's transaction)."""
+    notes = MemoryNote.objects.filter(tenant_id=tenant_id, status=NoteStatus.ACTIVE)
+    if project_id is not None:
+        notes = notes.filter(project_id=project_id)
+    note_ids = list(notes.order_by("note_id").values_list("note_id", flat=True))
+    for note_id in note_ids:
+        enqueue(note_id=note_id, op=OutboxOp.UPSERT, embedding_version=embedding_version)
+    return len(note_ids)

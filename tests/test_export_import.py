@@ -1,0 +1,150 @@
+"""Export and import of a tenant (issue 19 item 2) on real services: manage.py export_tenant writes a tenant's
+rows as JSON lines, import_tenant loads them into a fresh database (under the same or another tenant name) and
+queues the re-indexing; the same searches then return the same notes, and the imported tenant exports to the
+same records. Refusals (clashing ids, a tenant that holds data, a cut file) write nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from elf_project.portability import SPECS
+from tests.conftest import EMBED_PATH
+from tests.notes_helpers import ingest, note, rows
+from tests.portability_helpers import (
+    SEARCHES,
+    manage,
+    search_ids,
+    seed_tenant,
+    start_services,
+    wait_outboxes_done,
+)
+
+TENANT, OTHER, RENAMED = "acme", "globex", "initech"
+
+
+@pytest.fixture(scope="module")
+def source(isolated_services_module):
+    """Two seeded tenants on a running API and worker, indexed; the search results of TENANT."""
+    s = isolated_services_module("export_src")
+    start_services(s)
+    ids = seed_tenant(s, TENANT)
+    seed_tenant(s, OTHER)
+    other_project = ingest(s, [note("Fact: the staging cluster has six nodes.")], tenant=TENANT, project="p2")
+    assert other_project.json()["results"][0]["op"] == "ADD", other_project.text
+    wait_outboxes_done(s)
+    s.searched = {query: search_ids(s, query, TENANT) for query, _ in SEARCHES}
+    for query, key in SEARCHES:
+        assert s.searched[query][0] == ids[key], (query, s.searched[query])
+    return s
+
+
+@pytest.fixture(scope="module")
+def exports(source, tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("exports")
+    files = {"plain": folder / "acme.jsonl", "vectors": folder / "acme-vectors.jsonl"}
+    for name, extra in (("plain", ()), ("vectors", ("--with-vectors",))):
+        done = manage(source, "export_tenant", "--tenant", TENANT, "--out", str(files[name]), *extra)
+        assert done.returncode == 0, done.stderr
+    return files
+
+
+def records(path: Path) -> list[dict]:
+    """The rows of an export file (header left out)."""
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert lines[0]["kind"] == "elf_export" and lines[-1]["kind"] == "elf_export_end"
+    return lines[1:-1]
+
+
+def renamed(lines: list[dict], old: str, new: str) -> list[dict]:
+    return json.loads(json.dumps(lines).replace(f'"{old}"', f'"{new}"').replace(f'"{old}:', f'"{new}:'))
+
+
+def lines_of_p2(lines: list[dict]) -> list[dict]:
+    """The records of project p2: its note and that note's version and ingest decision."""
+    notes = {r["row"]["note_id"] for r in lines if r["kind"] == "memory_notes" and r["row"]["project_id"] == "p2"}
+    return [r for r in lines if r["row"].get("project_id") == "p2" or r["row"].get("note_id") in notes]
+
+
+def tenant_counts(svc, tenant: str) -> dict[str, int]:
+    """Rows per exported kind that belong to ``tenant`` (the export's own selection rules)."""
+    return {spec.name: rows(svc, f"SELECT count(*) FROM {spec.table} t WHERE {spec.where}",
+                            {"tenant": tenant, "project": None})[0][0] for spec in SPECS if not spec.vectors}
+
+
+def test_the_export_holds_every_kind_of_the_tenant_and_nothing_else(source, exports, tmp_path):
+    lines = records(exports["plain"])
+    kinds = {r["kind"] for r in lines}
+    assert kinds >= {"memory_notes", "memory_note_versions", "memory_note_fields", "memory_ingest_decisions",
+                     "memory_space_grants", "memory_ingestion_profiles", "memory_ingestion_profile_defaults",
+                     "doc_documents", "doc_chunks", "graph_entities", "graph_predicates", "graph_facts",
+                     "graph_fact_evidence", "core_memory_documents", "core_memory_versions", "core_memory_entries",
+                     "core_memory_audit", "core_memory_pending", "acb_events", "acb_chunks", "acb_decisions",
+                     "acb_tasks", "acb_sessions"}
+    assert not kinds & {"memory_note_chunks", "note_chunk_embeddings", "note_embeddings", "doc_chunk_embeddings"}
+    assert {r["row"]["tenant_id"] for r in lines if "tenant_id" in r["row"]} == {TENANT}
+    assert OTHER not in exports["plain"].read_text()
+    with_vectors = {r["kind"] for r in records(exports["vectors"])}
+    assert with_vectors - kinds == {"memory_note_chunks", "note_chunk_embeddings", "note_embeddings",
+                                    "doc_chunk_embeddings"}
+
+    one_project = tmp_path / "p1.jsonl"
+    done = manage(source, "export_tenant", "--tenant", TENANT, "--project", "p1", "--out", str(one_project))
+    assert done.returncode == 0, done.stderr
+    in_p2 = lines_of_p2(lines)
+    assert {r["kind"] for r in in_p2} == {"memory_notes", "memory_note_versions", "memory_ingest_decisions"}
+    assert records(one_project) == [r for r in lines if r not in in_p2]
+
+
+def test_a_round_trip_into_a_fresh_database_returns_the_same_notes(source, exports, isolated_services_module):
+    target = isolated_services_module("import_dst")
+    start_services(target)
+    embedded = len(target.fake.requests_to(EMBED_PATH))
+    done = manage(target, "import_tenant", "--in", str(exports["plain"]))
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["tenant_id"] == TENANT and report["reindex"] == {"notes": 4, "docs": 1}
+
+    assert tenant_counts(target, TENANT) == tenant_counts(source, TENANT)
+    again = exports["plain"].with_name("again.jsonl")
+    assert manage(target, "export_tenant", "--tenant", TENANT, "--out", str(again)).returncode == 0
+    assert records(again) == records(exports["plain"])  # every row, column for column
+
+    wait_outboxes_done(target)
+    assert len(target.fake.requests_to(EMBED_PATH)) > embedded  # no vectors in the file: the worker embedded
+    assert {query: search_ids(target, query, TENANT) for query, _ in SEARCHES} == source.searched
+
+
+def test_an_import_with_vectors_under_another_name_embeds_nothing(source, exports, isolated_services_module):
+    target = isolated_services_module("import_vec")
+    start_services(target)
+    embedded = len(target.fake.requests_to(EMBED_PATH))
+    done = manage(target, "import_tenant", "--in", str(exports["vectors"]), "--tenant", RENAMED)
+    assert done.returncode == 0, done.stderr
+    wait_outboxes_done(target)
+    assert len(target.fake.requests_to(EMBED_PATH)) == embedded  # the index came from the exported vectors
+    assert rows(target, "SELECT count(*) FROM indexing_outbox WHERE status = 'DONE'")[0][0] == 4
+
+    again = exports["plain"].with_name("renamed.jsonl")
+    assert manage(target, "export_tenant", "--tenant", RENAMED, "--out", str(again)).returncode == 0
+    assert records(again) == renamed(records(exports["plain"]), TENANT, RENAMED)
+    assert {query: search_ids(target, query, RENAMED) for query, _ in SEARCHES} == source.searched
+    assert search_ids(target, SEARCHES[0][0], TENANT) == []
+
+    # The same ids cannot come in twice, under any name; a tenant holding data takes no import; a cut file is
+    # refused. None of them writes a row.
+    before = tenant_counts(target, RENAMED)
+    clash = manage(target, "import_tenant", "--in", str(exports["plain"]))
+    assert clash.returncode != 0 and "memory_notes: rows with the ids of the file are already in" in clash.stderr
+    full = manage(target, "import_tenant", "--in", str(exports["plain"]), "--tenant", RENAMED)
+    assert full.returncode != 0 and f"tenant '{RENAMED}' already holds data (memory_notes" in full.stderr
+    # Cut after rows whose key is the tenant (no id clash under a new name): the missing end record refuses it.
+    lines = exports["plain"].read_text().splitlines(keepends=True)
+    cut = exports["plain"].with_name("cut.jsonl")
+    cut.write_text(lines[0] + "".join(x for x in lines if '"kind":"memory_ingestion_profile_defaults"' in x))
+    short = manage(target, "import_tenant", "--in", str(cut), "--tenant", "umbrella")
+    assert short.returncode != 0 and "the file is incomplete" in short.stderr
+    assert tenant_counts(target, RENAMED) == before
+    assert not any(tenant_counts(target, TENANT).values()) and not any(tenant_counts(target, "umbrella").values())

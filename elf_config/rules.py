@@ -69,6 +69,7 @@ def check_rules(cfg: ElfConfig) -> list[str]:
     _lifecycle(cfg, p)
     _security(cfg, p)
     _auth_keys(cfg, p)
+    _rate_limits(cfg, p)
     _context(cfg, p)
     _mcp(cfg, p)
     if not cfg.stack.data_dir.strip():
@@ -350,6 +351,24 @@ def _auth_key(cfg: ElfConfig, key: AuthKeyConfig, at: str, p: list[str]) -> None
         p.append(f'{at}.role is required: role = "user" or role = "admin" (or the older admin = true|false)')
     if key.role is not None and key.role not in AUTH_ROLES:
         p.append(f"{at}.role must be one of {', '.join(AUTH_ROLES)}")
+
+
+def _rate_limits(cfg: ElfConfig, p: list[str]) -> None:
+    r, at = cfg.security.rate_limits, "security.rate_limits"
+    if r is None:
+        return
+    if r.requests_per_second <= 0:
+        p.append(f"{at}.requests_per_second must be greater than zero")
+    if r.burst < 1:
+        p.append(f"{at}.burst must be at least 1")
+    if (r.write_requests_per_second is None) != (r.write_burst is None):
+        p.append(f"{at}.write_requests_per_second and {at}.write_burst must be set together (or both omitted)")
+    if r.write_requests_per_second is not None and not 0 < r.write_requests_per_second <= r.requests_per_second:
+        p.append(f"{at}.write_requests_per_second must be greater than zero and at most {at}.requests_per_second")
+    if r.write_burst is not None and not 1 <= r.write_burst <= r.burst:
+        p.append(f"{at}.write_burst must be at least 1 and at most {at}.burst")
+    if r.redis_url is not None and not _url_ok(r.redis_url, ("redis", "rediss")):
+        p.append(f"{at}.redis_url must be a redis:// URL with a host (omit it to use worker.broker_url)")
 
 
 def _context(cfg: ElfConfig, p: list[str]) -> None:

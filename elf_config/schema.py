@@ -255,6 +255,26 @@ class AuthKeyConfig:
 
 
 @dataclass(frozen=True)
+class RateLimitsConfig:
+    """``[security.rate_limits]`` (not in the spec): per-key token buckets, kept in Redis. Omitted: no limits.
+
+    Every ``/v2``, ``/v1`` and ``/api/v1`` request takes a token from its caller's bucket (``requests_per_second``
+    sustained, up to ``burst`` at once); a write also takes one from the caller's write bucket when
+    ``write_requests_per_second`` and ``write_burst`` are set. ``redis_url`` omitted: ``worker.broker_url``.
+    """
+
+    requests_per_second: float
+    burst: int
+    write_requests_per_second: Optional[float]
+    write_burst: Optional[int]
+    redis_url: Optional[str]
+
+    @property
+    def has_write_budget(self) -> bool:
+        return self.write_requests_per_second is not None and self.write_burst is not None
+
+
+@dataclass(frozen=True)
 class SecurityConfig:
     bind_localhost_only: bool
     reject_non_english: bool
@@ -265,6 +285,8 @@ class SecurityConfig:
     # Not in the spec's template (sections 14-15 name them): omitted auth_mode means "off".
     auth_mode: Optional[str]
     auth_keys: Optional[list[AuthKeyConfig]]
+    # Not in the spec: omitted, no request is rate limited.
+    rate_limits: Optional[RateLimitsConfig] = None
 
     @property
     def static_keys(self) -> bool:

@@ -89,6 +89,15 @@ RULES = [
     ("mcp read profile", "mcp.read_profile", "everything", "mcp.read_profile must be one of"),
     ("policy threshold range", "memory.policy.min_confidence", 1.5, "memory.policy.min_confidence must be in the range"),
     ("ranking formula", "ranking.formula", "linear", "ranking.formula must be one of rank_blend, spec_additive"),
+    ("rate limit burst", "security.rate_limits", {"requests_per_second": 5, "burst": 0},
+     "security.rate_limits.burst must be at least 1"),
+    ("rate limit write budget pair", "security.rate_limits", {"requests_per_second": 5, "burst": 5, "write_burst": 2},
+     "security.rate_limits.write_requests_per_second and security.rate_limits.write_burst must be set together"),
+    ("rate limit write budget lower", "security.rate_limits",
+     {"requests_per_second": 5, "burst": 5, "write_requests_per_second": 10, "write_burst": 2},
+     "security.rate_limits.write_requests_per_second must be greater than zero and at most"),
+    ("rate limit store url", "security.rate_limits", {"requests_per_second": 5, "burst": 5, "redis_url": "http://x"},
+     "security.rate_limits.redis_url must be a redis:// URL"),
 ]
 
 

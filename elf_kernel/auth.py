@@ -1,10 +1,10 @@
 """Static API keys (spec v2 sections 14-15, ``security.auth_mode = "static_keys"``).
 
-Every ``/v2/``, ``/v1/`` (the deprecated v1 API) and ``/api/v1/`` (event log and bundles) request on either
-listener must carry ``Authorization: Bearer <token>`` matching one ``[[security.auth_keys]]`` entry; the admin
-listener also needs an admin key. The matched key is stored on the request, and ``elf_kernel.context`` takes the
-tenant/project/agent context from it. ``/health``, the OpenAPI schema, the docs page, the Django admin pages and
-static files are not covered.
+Every ``/v2/``, ``/v1/`` (the deprecated v1 API), ``/api/v1/`` (event log and bundles) and ``/metrics`` (served on
+the admin bind only) request on either listener must carry ``Authorization: Bearer <token>`` matching one
+``[[security.auth_keys]]`` entry; the admin listener also needs an admin key. The matched key is stored on the
+request, and ``elf_kernel.context`` takes the tenant/project/agent context from it. ``/health``, the OpenAPI
+schema, the docs page, the Django admin pages and static files are not covered.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .errors import ElfError, error_response
 from .listener import ADMIN_URLCONF
 from .runtime import get_config
 
-PROTECTED_PREFIXES = ("/v2/", "/v1/", "/api/v1/")
+PROTECTED_PREFIXES = ("/v2/", "/v1/", "/api/v1/", "/metrics")
 REQUEST_ATTR = "elf_auth_key"
 AUTHORIZATION_FIELD = "$.headers.Authorization"
 

@@ -56,4 +56,9 @@ def configure(cfg: ElfConfig) -> Celery:
         broker_transport_options={"socket_connect_timeout": 2, "socket_timeout": 5},
     )
     app.autodiscover_tasks(["elf_project", "memory", "traces", "search", "docs_ext", "context"])
+    # A task carries the request id (and tenant/project/agent) of the request that enqueued it into the worker's
+    # JSON log lines; Celery keeps Django's LOGGING instead of adding handlers of its own.
+    from elf_kernel.observability import task_context
+
+    task_context.connect()
     return app

@@ -38,9 +38,16 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: the request id (X-Request-Id on every response, errors included), the JSON request log line and
+    # the latency histogram see every request, whatever answers it.
+    "elf_kernel.observability.request_log.RequestLogMiddleware",
     "elf_kernel.listener.ListenerRoutingMiddleware",
     # Static API keys (security.auth_mode), then the body caps: an unauthenticated body is never read.
     "elf_kernel.auth.AuthMiddleware",
+    # The key's tenant/project/agent into the log fields (and the Celery tasks this request enqueues).
+    "elf_kernel.observability.request_log.RequestContextMiddleware",
+    # Per-key rate limits ([security.rate_limits]; absent when omitted): a 429 before any body is read.
+    "elf_kernel.rate_limit.RateLimitMiddleware",
     "elf_kernel.body_limits.BodyLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -85,6 +92,9 @@ DATABASES = {
         "HOST": _dsn.hostname or "",
         "PORT": str(_dsn.port or 5432),
         "OPTIONS": {"pool": {"min_size": 1, "max_size": CFG.storage.postgres.pool_max_conns, "timeout": 10}},
+        # With the pool, this makes psycopg_pool check a connection as it is handed out: after a Postgres restart
+        # a dead pooled connection is replaced, not given to a request (README, "Failure behaviour").
+        "CONN_HEALTH_CHECKS": True,
     }
 }
 
@@ -141,19 +151,8 @@ SPECTACULAR_SETTINGS = {
 
 CELERY_BROKER_URL = CFG.worker.broker_url
 
-_level = CFG.service.log_level.upper()
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": _level},
-    "loggers": {
-        "django.db.backends": {"level": "WARNING"},
-        # The outbox sweep runs every 2 s: keep its per-run lines out of info logs.
-        "celery.beat": {"level": "WARNING"},
-        "celery.app.trace": {"level": "WARNING"},
-        "celery.worker.strategy": {"level": "WARNING"},
-        "httpx": {"level": "WARNING"},
-    },
-}
+# One JSON object per line on stderr (elf_kernel.observability.json_logging); elf-api hands the same config to
+# gunicorn, and elf-worker keeps Celery from adding handlers of its own.
+from elf_kernel.observability.json_logging import logging_config  # noqa: E402
+
+LOGGING = logging_config(CFG.service.log_level)

@@ -16,11 +16,13 @@ from search.api.views import RawSearchView
 
 from .api.admin_rebuild import QdrantRebuildView
 from .api.context_view import ContextView
+from .api.metrics_view import metrics_view
 from .api.v1_admin_views import V1RebuildQdrantView
 from .urls_common import common_patterns
 
 urlpatterns = common_patterns(__name__) + [
     path("admin/", admin.site.urls),
+    path("metrics", metrics_view, name="metrics"),  # Prometheus; never on the public bind
     path("v2/context", ContextView.as_view(), name="context"),
     path("v2/admin/qdrant/rebuild", QdrantRebuildView.as_view()),
     path("v1/admin/rebuild_qdrant", V1RebuildQdrantView.as_view()),  # deprecated v1 route (v1 section 14)

@@ -17,12 +17,14 @@ from typing import Any, TypeVar
 from elf_config.schema import ElfConfig
 
 from .base import EmbeddingProvider, ExtractorProvider, RerankProvider
+from .errors import ProviderKind
 from .http_embedding import HttpEmbeddingProvider
 from .http_extractor import HttpExtractorProvider
 from .http_rerank import HttpRerankProvider
 from .local_embedder import LOCAL_EMBEDDING_MODEL, LocalEmbedder
 from .local_extractor import LocalExtractorProvider
 from .local_rerank import LocalRerankProvider
+from .metrics import instrument
 
 from elf_config.rules import LOCAL_PROVIDER as LOCAL_PROVIDER_ID  # noqa: E402
 
@@ -32,7 +34,7 @@ _cache_pid = os.getpid()
 _cache_lock = threading.Lock()
 
 
-def _cached(kind: str, identity: dict[str, Any], build: Callable[[], T]) -> T:
+def _cached(kind: ProviderKind, identity: dict[str, Any], build: Callable[[], T]) -> T:
     global _cache_pid
     key = (kind, json.dumps(identity, sort_keys=True))
     with _cache_lock:
@@ -40,7 +42,7 @@ def _cached(kind: str, identity: dict[str, Any], build: Callable[[], T]) -> T:
             _cache.clear()
             _cache_pid = os.getpid()
         if key not in _cache:
-            _cache[key] = build()
+            _cache[key] = instrument(kind, build())
         return _cache[key]
 
 
@@ -94,4 +96,4 @@ def build_profile_extractor(cfg: ElfConfig, *, prompt, model: str | None, temper
         timeout_ms=timeout_ms if timeout_ms is not None else p.timeout_ms,
     )
     limits = {"max_notes": cfg.memory.max_notes_per_add_event, "max_note_chars": cfg.memory.max_note_chars}
-    return HttpExtractorProvider(overridden, prompt=prompt, **limits)
+    return instrument("extractor", HttpExtractorProvider(overridden, prompt=prompt, **limits))

@@ -7,6 +7,8 @@ import sys
 
 from gunicorn.app.base import BaseApplication
 
+from elf_kernel.observability.multiprocess import use_multiprocess_dir, worker_exited
+
 from ..runtime import bootstrap
 from ..startup import prepare
 
@@ -35,9 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="elf-api", description=__doc__)
     parser.add_argument("-c", "--config", required=True, help="path to elf.toml")
     args = parser.parse_args(argv)
+    # Before Django (and so prometheus_client) is loaded: the gunicorn workers share one metrics directory.
+    use_multiprocess_dir()
     cfg = bootstrap(args.config)
     if prepare(cfg, prog=parser.prog, migrate=True, index=True):
         return 1
+    from django.conf import settings
+
     svc = cfg.service
     ElfApiServer(
         {
@@ -48,9 +54,10 @@ def main(argv: list[str] | None = None) -> int:
             "timeout": REQUEST_TIMEOUT_S,
             "graceful_timeout": 10,
             "loglevel": svc.log_level.lower(),
-            "accesslog": "-",
-            # No %(u)s (a Basic user name) and no headers: credentials never reach the log.
-            "access_log_format": '%(h)s "%(r)s" %(s)s %(b)s %(M)sms',
+            # gunicorn's own lines as JSON too; each request is logged once, by the request-id middleware
+            # (elf_kernel.observability.request_log), with no headers: credentials never reach the log.
+            "logconfig_dict": settings.LOGGING,
+            "child_exit": worker_exited,
             "preload_app": True,
             "proc_name": "elf-api",
             "control_socket_disable": True,  # no runtime control socket in $HOME: stop with SIGTERM

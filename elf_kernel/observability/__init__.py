@@ -1,0 +1,1 @@
+"""Observability: JSON logs carrying a request id (also into Celery tasks) and Prometheus metrics."""

@@ -91,12 +91,13 @@ class _Stages:
 
 @dataclass
 class _Candidates:
-    """The Postgres view of the recalled chunks: rows by chunk id, their notes, and the chunk ids still in play
-    (in retrieval order)."""
+    """The Postgres view of the recalled chunks: rows by chunk id, their notes, the chunk ids still in play (in
+    retrieval order), and every chunk's text of those notes (for the snippets)."""
 
     chunks: dict[str, MemoryNoteChunk]
     notes: dict[uuid.UUID, MemoryNote]
     valid: list[str]
+    texts: dict[uuid.UUID, dict[int, ChunkText]] = field(default_factory=dict)
 
     def note_of(self, cid: str) -> MemoryNote:
         return self.notes[self.chunks[cid].note_id]
@@ -131,8 +132,8 @@ def _recaller(cfg: ElfConfig, ctx: RequestContext, allowed: list[str], limit: in
     flt = recall.payload_filter(ctx, allowed)
     context_description = recall.project_context(cfg, ctx)
     return lambda queries: handle.call(lambda client, collection: recall.recall(
-        client=client, collection=collection, embedder=embedder, queries=queries, flt=flt, limit=limit,
-        context_description=context_description))
+        client=client, collection=collection, embedder=embedder, embedding_version=cfg.embedding_version,
+        queries=queries, flt=flt, limit=limit, context_description=context_description))
 
 
 def _expansion_mode(cfg: ElfConfig, mode: str) -> str:
@@ -185,13 +186,20 @@ def _fuse(cfg: ElfConfig, req: SearchRequest, hits, limit: int, stages: _Stages)
 
 
 def _revalidate(ctx: RequestContext, allowed: list[str], chunk_ids: list[str], stages: _Stages) -> _Candidates:
-    """Step 10: Postgres re-validation (status, TTL, scope, agent, grants) through the one read rule."""
-    chunks = {str(c.chunk_id): c for c in MemoryNoteChunk.objects.filter(chunk_id__in=chunk_ids)}
-    notes = {n.note_id: n for n in not_expired(readable_notes(ctx, scopes=allowed).filter(
-        status=NoteStatus.ACTIVE, note_id__in={c.note_id for c in chunks.values()}))}
-    valid = [cid for cid in chunk_ids if cid in chunks and chunks[cid].note_id in notes]
+    """Step 10: Postgres re-validation (status, TTL, scope, agent, grants) through the one read rule, in one
+    round trip that also brings every chunk of the surviving notes (steps 12-13 stitch snippets from them)."""
+    alive = not_expired(readable_notes(ctx, scopes=allowed).filter(
+        status=NoteStatus.ACTIVE, chunks__chunk_id__in=chunk_ids)).values("note_id")
+    wanted = set(chunk_ids)
+    chunks, notes, texts = {}, {}, {}
+    for c in MemoryNoteChunk.objects.select_related("note").filter(note_id__in=alive):
+        texts.setdefault(c.note_id, {})[c.chunk_index] = ChunkText(c.start_offset, c.end_offset, c.text)
+        notes.setdefault(c.note_id, c.note)
+        if str(c.chunk_id) in wanted:
+            chunks[str(c.chunk_id)] = c
+    valid = [cid for cid in chunk_ids if cid in chunks]
     stages.add("validate.postgres", {"before": len(chunk_ids), "after": len(valid)})
-    return _Candidates(chunks, notes, valid)
+    return _Candidates(chunks, notes, valid, texts)
 
 
 def _note_row(note: MemoryNote) -> dict:
@@ -218,10 +226,7 @@ def _filter(req: SearchRequest, limit: int, cands: _Candidates, stages: _Stages)
 
 def _snippets(cands: _Candidates) -> dict[str, str]:
     """Steps 12-13: each candidate's neighbour chunks stitched into its snippet."""
-    by_note: dict = {}
-    for c in MemoryNoteChunk.objects.filter(note_id__in={cands.chunks[cid].note_id for cid in cands.valid}):
-        by_note.setdefault(c.note_id, {})[c.chunk_index] = ChunkText(c.start_offset, c.end_offset, c.text)
-    return {cid: stitch_snippet(cands.chunks[cid].chunk_index, by_note[cands.chunks[cid].note_id],
+    return {cid: stitch_snippet(cands.chunks[cid].chunk_index, cands.texts[cands.chunks[cid].note_id],
                                 max_bytes=SNIPPET_MAX_BYTES)
             for cid in cands.valid}
 

@@ -4,6 +4,8 @@ search under the caller's payload filter, fused here in the service by min-max n
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from qdrant_client import models
@@ -18,6 +20,36 @@ from ..domain.score_fusion import EQUAL_WEIGHT, fuse_scores
 from memory.models import NoteStatus
 
 PROJECT_CONTEXT_SEPARATOR = "\n\nProject context:\n"
+QUERY_VECTOR_CACHE_SIZE = 2048  # per API process; a 384-dim vector is about 3 KB as a list of floats
+
+
+class QueryVectorCache:
+    """An LRU of query vectors keyed by (embedding_version, dense input text): agents repeat their searches,
+    and an embedding is the largest single cost of a quick_find. Thread-safe (gunicorn threads share it); a
+    new embedding_version never meets an old vector."""
+
+    def __init__(self, size: int = QUERY_VECTOR_CACHE_SIZE):
+        self.size, self._lock, self._items = size, threading.Lock(), OrderedDict()
+
+    def embed(self, embedder, embedding_version: str, texts: list[str]) -> list:
+        keys = [(embedding_version, t) for t in texts]
+        with self._lock:
+            found = {k: self._items[k] for k in keys if k in self._items}
+            for k in found:
+                self._items.move_to_end(k)
+        missing = list(dict.fromkeys(k for k in keys if k not in found))
+        if missing:
+            for k, vec in zip(missing, embedder.embed([t for _, t in missing])):
+                found[k] = vec
+            with self._lock:
+                for k in missing:
+                    self._items[k] = found[k]
+                while len(self._items) > self.size:
+                    self._items.popitem(last=False)
+        return [found[k] for k in keys]
+
+
+QUERY_VECTORS = QueryVectorCache()
 
 
 def payload_filter(ctx: RequestContext, allowed_scopes: list[str]) -> models.Filter:
@@ -37,31 +69,30 @@ def project_context(cfg, ctx: RequestContext) -> str | None:
 class QueryHits:
     query: str
     chunk_ids: list[str]
-    payloads: dict[str, dict]
     top_dense_score: float | None  # the dense leg's best cosine similarity (-1..1); None when it found nothing
     legs: dict[str, dict[str, float]]  # chunk id -> {"dense": cosine, "bm25": score} as the legs returned them
     scores: dict[str, float]  # chunk id -> fused score
 
 
-def recall(*, client, collection: str, embedder, queries: list[str], flt: models.Filter, limit: int,
-           context_description: str | None) -> list[QueryHits]:
-    """One embedding call for every query's dense input (with the project context suffix), BM25 on the raw
-    query; per query one batch of a dense and a BM25 search, fused by normalised scores
-    (search.domain.score_fusion)."""
+def recall(*, client, collection: str, embedder, embedding_version: str, queries: list[str], flt: models.Filter,
+           limit: int, context_description: str | None) -> list[QueryHits]:
+    """At most one embedding call for the queries' dense inputs (with the project context suffix) not in the
+    query vector cache, BM25 on the raw query; per query one batch of a dense and a BM25 search (ids and scores
+    only: Postgres holds what ranking reads), fused by normalised scores (search.domain.score_fusion)."""
     dense_inputs = [q + PROJECT_CONTEXT_SEPARATOR + context_description if context_description else q for q in queries]
-    vectors = embedder.embed(dense_inputs)
+    vectors = QUERY_VECTORS.embed(embedder, embedding_version, dense_inputs)
     out = []
     for query, vec in zip(queries, vectors):
         sparse = bm25.embed_query(query)
-        dense_points, bm25_points = dense_and_bm25_query(client, collection, vec, sparse, flt, limit)
+        dense_points, bm25_points = dense_and_bm25_query(client, collection, vec, sparse, flt, limit,
+                                                         with_payload=False)
         legs = {"dense": [(str(p.id), p.score) for p in dense_points]}
         weights = {"dense": 1.0}
         if sparse.indices:  # a query of stopwords only has no lexical leg: dense alone decides
             legs["bm25"], weights = [(str(p.id), p.score) for p in bm25_points], {"dense": EQUAL_WEIGHT, "bm25": EQUAL_WEIGHT}
         fused = fuse_scores(legs, weights)[:limit]
-        payloads = {str(p.id): p.payload or {} for p in (*dense_points, *bm25_points)}
         top_dense = max((p.score for p in dense_points), default=None)
-        out.append(QueryHits(query, [h.id for h in fused], {h.id: payloads[h.id] for h in fused}, top_dense,
+        out.append(QueryHits(query, [h.id for h in fused], top_dense,
                              {h.id: h.legs for h in fused}, {h.id: h.score for h in fused}))
     return out
 

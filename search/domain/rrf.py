@@ -1,11 +1,12 @@
 """Reciprocal rank fusion across the candidate lists of the expanded queries (spec v2 section 13, step 8), pure.
 
-Each query (the original and each LLM variant) gives a list of chunk ids, best first, already fused inside
-Qdrant from its dense and BM25 legs. ``rrf_fuse`` merges those lists: an id at 1-based rank ``r`` in list
+Each query (the original and each LLM variant) gives a list of chunk ids, best first, already fused by the
+service from its dense and BM25 legs (min-max normalised scores, ``score_fusion``). ``rrf_fuse`` merges those lists: an id at 1-based rank ``r`` in list
 ``i`` contributes ``weights[i] / (k + r)``; an id's score is the sum over the lists that hold it.
 
-Why ``k = 60`` here when Qdrant's own RRF defaults to ``k = 2``: inside one query, Qdrant fuses two unlike
-legs and a small ``k`` lets a leg's clear top hit lead. Across expanded queries the lists are paraphrases of
+Why ``k = 60`` here when Qdrant's own RRF defaults to ``k = 2`` (used for documents' L0 search): inside one
+query two unlike legs are fused, where a small ``k`` (or, for notes, score fusion) lets a leg's clear top hit
+lead. Across expanded queries the lists are paraphrases of
 one intent and overlap heavily, so agreement between them is the stronger signal. A large ``k`` flattens
 the per-rank curve and rewards consensus: with ``k = 60`` an id ranked 5th by two queries (2/65 = 0.031)
 beats one ranked 1st by a single query (1/61 = 0.016), whereas with ``k = 2`` the lone top hit would win

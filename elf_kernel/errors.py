@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError as DbInterfaceError
+from django.db import OperationalError as DbOperationalError
 from django.http import Http404, JsonResponse
+from qdrant_client.http.exceptions import ResponseHandlingException
 from rest_framework import exceptions as drf_exc
 from rest_framework.response import Response
+
+from elf_infra.index.collection import IndexUnavailable
 
 log = logging.getLogger("elf.errors")
 
@@ -53,6 +59,34 @@ class PayloadTooLarge(ElfError):
     def __init__(self, size: int | None, limit: int):
         told = f"{size} bytes" if size is not None else f"more than {limit} bytes"
         super().__init__(f"Request body is {told}; the limit for this endpoint is {limit} bytes.", ["$"])
+
+
+class ServiceUnavailable(ElfError):
+    """A dependency is down (503): the request may be retried as it is. Keyed writes replay as NONE."""
+
+    status, error_code = 503, "SERVICE_UNAVAILABLE"
+
+
+class DatabaseUnavailable(ServiceUnavailable):
+    error_code = "DATABASE_UNAVAILABLE"
+
+
+class SearchIndexUnavailable(ServiceUnavailable):
+    error_code = "INDEX_UNAVAILABLE"
+
+
+def _dependency_down(exc: BaseException | None) -> ServiceUnavailable | None:
+    """Postgres unreachable (connection refused, dropped or timed out waiting for the pool; Django wraps them as
+    OperationalError / InterfaceError) or Qdrant unreachable (a collection handle's IndexUnavailable, or a direct
+    client call that could not reach it): a 503 naming which, logged without a traceback."""
+    if isinstance(exc, (DbOperationalError, DbInterfaceError)):
+        down: ServiceUnavailable = DatabaseUnavailable("The database is unavailable; retry the request.")
+    elif isinstance(exc, (IndexUnavailable, ResponseHandlingException)):
+        down = SearchIndexUnavailable("The search index is unavailable; retry the request.")
+    else:
+        return None
+    log.warning("%s: %s: %s", down.error_code, type(exc).__name__, str(exc).strip()[:500])
+    return down
 
 
 def _data_too_big(request) -> PayloadTooLarge:
@@ -103,6 +137,7 @@ def first_message(detail: Any) -> str:
 def exception_handler(exc: Exception, context: dict) -> Response:
     if isinstance(exc, RequestDataTooBig):
         exc = _data_too_big(context.get("request"))
+    exc = _dependency_down(exc) or exc
     if isinstance(exc, ElfError):
         return Response(error_body(exc.error_code, exc.message, exc.fields), status=exc.status)
     if isinstance(exc, drf_exc.ValidationError):
@@ -139,6 +174,9 @@ def json_404(request, exception=None) -> JsonResponse:
 
 
 def json_500(request) -> JsonResponse:
+    down = _dependency_down(sys.exc_info()[1])  # Django calls this handler inside its except block
+    if down is not None:
+        return error_response(down)
     return JsonResponse(error_body("INTERNAL_ERROR", "Internal error.", []), status=500)
 
 

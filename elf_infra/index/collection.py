@@ -17,15 +17,25 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from qdrant_client import QdrantClient, models
-from qdrant_client.http.exceptions import UnexpectedResponse
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 QDRANT_TIMEOUT_S = 10
 T = TypeVar("T")
 Ensure = Callable[[QdrantClient, str], None]  # creates or checks the collection (and its payload indexes)
 
 
+class IndexUnavailable(Exception):
+    """Qdrant could not be reached (refused, reset, timed out) or answered 5xx: the index is down, the call was
+    not wrong. The API answers it 503 INDEX_UNAVAILABLE (elf_kernel.errors); an outbox row retries it."""
+
+
 def is_not_found(exc: Exception) -> bool:
     return isinstance(exc, UnexpectedResponse) and exc.status_code == 404
+
+
+def is_unavailable(exc: Exception) -> bool:
+    return isinstance(exc, ResponseHandlingException) or (
+        isinstance(exc, UnexpectedResponse) and exc.status_code is not None and exc.status_code >= 500)
 
 
 class CollectionHandle:
@@ -53,7 +63,15 @@ class CollectionHandle:
     def call(self, fn: Callable[[QdrantClient, str], T], *, retry_after_404: bool = True) -> T:
         """``fn(client, collection)`` on an ensured collection. A 404 (the collection was dropped since this
         process ensured it) ensures it again and, with ``retry_after_404``, retries once; otherwise it is
-        raised for the caller's own retry (an outbox row)."""
+        raised for the caller's own retry (an outbox row). Qdrant down is raised as IndexUnavailable."""
+        try:
+            return self._call(fn, retry_after_404)
+        except (ResponseHandlingException, UnexpectedResponse) as exc:
+            if is_unavailable(exc):
+                raise IndexUnavailable(f"Qdrant collection {self.collection} is unavailable: {exc}") from exc
+            raise
+
+    def _call(self, fn: Callable[[QdrantClient, str], T], retry_after_404: bool) -> T:
         self.ensure_once()
         try:
             return fn(self.client, self.collection)

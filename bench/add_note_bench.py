@@ -2,13 +2,17 @@
 
 Start the service first (`make run`), then run this with the same config. Notes are real English sentences
 from the LoCoMo conversations (shared/benchmarks/locomo, beside the repository), written under a fresh
-tenant so repeated runs do not interfere. Prints plain lines with the numbers.
+tenant so repeated runs do not interfere. Prints plain lines with the numbers; each rate beside its floor
+(bench.add_note_floor: the same texts embedded in-process and the same rows inserted over one connection,
+measured in the same run just before), so the result is also a ratio; and the load average, since other
+processes share the CPU.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
@@ -19,6 +23,7 @@ from pathlib import Path
 
 import requests
 
+from bench.add_note_floor import measure
 from bench.stats import percentile
 from bench.target import loopback_base_url
 from elf_config import load_config
@@ -76,22 +81,28 @@ def main(argv: list[str]) -> int:
     started = time.perf_counter()
 
     single, rest = texts[: args.single], texts[args.single :]
+    print(f"load average at start: {_load()}")
+    floor = measure(cfg, single, 1)
     lat = []
     for i, t in enumerate(single):
         t0 = time.perf_counter()
         ops.update(r["op"] for r in _post(session, base, hdr(i), [note(t)]))
         lat.append(time.perf_counter() - t0)
-    single_s = sum(lat)
-    print(f"add_note single (1 note/request, n={len(single)}): {len(single) / single_s:.1f} notes/s, "
-          f"p50={statistics.median(lat) * 1000:.1f} ms p95={sorted(lat)[int(len(lat) * 0.95) - 1] * 1000:.1f} ms")
+    rate = len(single) / sum(lat)
+    print(f"add_note single (1 note/request, n={len(single)}): {rate:.1f} notes/s, "
+          f"p50={statistics.median(lat) * 1000:.1f} ms p95={sorted(lat)[int(len(lat) * 0.95) - 1] * 1000:.1f} ms | "
+          f"{floor.describe(1)} | {rate / floor.rate:.2f} of the floor")
 
+    floor = measure(cfg, rest, args.batch)
     t0 = time.perf_counter()
     for j in range(0, len(rest), args.batch):
         chunk = rest[j : j + args.batch]
         ops.update(r["op"] for r in _post(session, base, hdr(j // args.batch), [note(t) for t in chunk]))
     batch_s = time.perf_counter() - t0
     ingest_done = time.perf_counter()
-    print(f"add_note batched ({args.batch} notes/request, n={len(rest)}): {len(rest) / batch_s:.1f} notes/s")
+    rate = len(rest) / batch_s
+    print(f"add_note batched ({args.batch} notes/request, n={len(rest)}): {rate:.1f} notes/s | "
+          f"{floor.describe(args.batch)} | {rate / floor.rate:.2f} of the floor")
     print(f"ops: {dict(ops)}")
 
     from qdrant_client import QdrantClient, models
@@ -114,7 +125,12 @@ def main(argv: list[str]) -> int:
                for i in range(args.probes)]
         print(f"ingest-to-searchable (one note, idle queue, n={len(lat)}): p50={percentile(lat, 50) * 1000:.0f} ms "
               f"p95={percentile(lat, 95) * 1000:.0f} ms max={max(lat) * 1000:.0f} ms")
+    print(f"load average at end: {_load()}")
     return 0 if count >= expected else 1
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" ({os.cpu_count()} CPUs)"
 
 
 def _time_to_searchable(session, base: str, tenant: str, text: str, timeout: float = 60) -> float:

@@ -20,7 +20,8 @@ LIFECYCLE_TASK = "memory.lifecycle_gc"
 
 @shared_task(name=PROCESS_TASK, acks_late=True, ignore_result=True)
 def process_outbox_row(outbox_id: str) -> bool:
-    """Index one outbox row right after its transaction committed (skipped quietly if not due)."""
+    """Index one outbox row right after its transaction committed, with up to ROWS_PER_TASK - 1 other due
+    rows (skipped quietly if the row is not due)."""
     return process_row(cfg=get_config(), outbox_id=outbox_id)
 
 

@@ -55,8 +55,11 @@ def test_shared_note_needs_a_grant(svc):
 
 
 def test_list_filters_and_pagination(svc):
-    ids = [_add(svc, f"Plan: roll out feature number {i} to the beta group.", scope="project_shared", agent="pager",
-                type="plan") for i in range(5)]
+    # Distinct plans: near-identical texts would be duplicates by pooled vector, stored with each note.
+    plans = ["Plan: roll out the new search page to the beta group.", "Plan: migrate billing to the new payment provider.",
+             "Plan: add CSV export to the reports screen.", "Plan: ship dark mode for the mobile app in June.",
+             "Plan: write an audit log for admin actions."]
+    ids = [_add(svc, text, scope="project_shared", agent="pager", type="plan") for text in plans]
     seen, cursor = [], None
     while True:
         params = {"scope": "project_shared", "type": "plan", "limit": 2, **({"cursor": cursor} if cursor else {})}

@@ -1,5 +1,6 @@
-"""add_note over real HTTP on an isolated stack: WriteGate, UpdateResolver, policy, one transaction per
-note, decision rows, and never a call to the LLM extractor (spec v2 section 19 A, B, F)."""
+"""add_note over real HTTP on an isolated stack: WriteGate, UpdateResolver, policy, decision rows, and never a
+call to the LLM extractor (spec v2 section 19 A, B, F). One transaction per request and one embedding per
+note: tests/test_notes_ingest_once.py."""
 
 from __future__ import annotations
 

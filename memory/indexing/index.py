@@ -1,13 +1,13 @@
 """The notes collection as this process uses it: a generic collection handle (ensured once per process and
-again after Qdrant answers 404) plus what is about notes: points built from Postgres rows and per-note
-deletes. An operator dropping the collection costs one failed attempt (retried by the outbox), not a stuck
+again after Qdrant answers 404) plus what is about notes: points built from Postgres rows, and the points of
+several notes replaced at once. An operator dropping the collection costs one failed attempt (retried by the outbox), not a stuck
 worker, and one extra round trip for a search.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from qdrant_client import models
 
@@ -26,13 +26,18 @@ class NotesIndex:
     def upsert(self, points: Sequence[models.PointStruct]) -> None:
         self.handle.upsert(list(points))
 
-    def replace_note_points(self, note_id: uuid.UUID, points: Sequence[models.PointStruct]) -> None:
-        """Make ``points`` the note's only points (upserted before the others go)."""
-        self.handle.replace_points(note_filter(note_id), list(points))
-
-    def delete_note(self, note_id: uuid.UUID) -> None:
-        """Delete every point of a note; a missing collection has none to delete."""
-        self.handle.delete(note_filter(note_id))
+    def replace_notes_points(self, points: Mapping[uuid.UUID, Sequence[models.PointStruct]]) -> None:
+        """Make ``points[note_id]`` each note's only points (an empty list: none), in two calls whatever the
+        number of notes: one upsert of all the points, then one delete of every note's other points."""
+        if not points:
+            return
+        self.handle.upsert([p for note_points in points.values() for p in note_points])
+        stale = [
+            models.Filter(must=note_filter(note_id).must,
+                          must_not=[models.HasIdCondition(has_id=[p.id for p in kept])] if kept else None)
+            for note_id, kept in points.items()
+        ]
+        self.handle.delete(models.Filter(should=stale))
 
 
 def notes_index(cfg: ElfConfig) -> NotesIndex:

@@ -1,7 +1,9 @@
 """Enqueue indexing work in the same transaction as the note change (spec v2 section 12).
 
 The row is the guarantee: after commit a Celery task is sent for it (best effort, so a broker hiccup never
-fails a write), and the beat sweep picks up any due PENDING/FAILED row the task did not finish.
+fails a write), and the beat sweep picks up any due PENDING/FAILED row the task did not finish. A task claims
+its row and up to ROWS_PER_TASK - 1 other due rows, so rows written together (``enqueue_many``: an add_note
+batch) send one task per ROWS_PER_TASK of them instead of one per row.
 """
 
 from __future__ import annotations
@@ -16,17 +18,28 @@ from .lease import LEASER
 
 log = logging.getLogger("elf.indexing")
 PROCESS_TASK = "memory.process_outbox_row"
+ROWS_PER_TASK = 32
 
 
 def enqueue(*, note_id: uuid.UUID, op: str, embedding_version: str) -> IndexingOutbox:
     """Insert a PENDING outbox row in the current transaction; dispatch its task once that commits."""
+    (row,) = enqueue_many(note_ids=[note_id], op=op, embedding_version=embedding_version)
+    return row
+
+
+def enqueue_many(*, note_ids: list[uuid.UUID], op: str, embedding_version: str) -> list[IndexingOutbox]:
+    """Insert a PENDING outbox row per note in the current transaction (one statement); once that commits,
+    send one task per ROWS_PER_TASK rows (each claims its row and up to ROWS_PER_TASK - 1 other due ones; the
+    sweep takes any left over)."""
     if op not in set(OutboxOp):
         raise ValueError(f"unknown outbox op {op!r}")
-    row = IndexingOutbox.objects.create(
-        note_id=note_id, op=op, embedding_version=embedding_version, status=OutboxStatus.PENDING
-    )
-    dispatch_on_commit(PROCESS_TASK, row.outbox_id, log=log)
-    return row
+    rows = IndexingOutbox.objects.bulk_create([
+        IndexingOutbox(note_id=note_id, op=op, embedding_version=embedding_version, status=OutboxStatus.PENDING)
+        for note_id in note_ids
+    ])
+    for row in rows[::ROWS_PER_TASK]:
+        dispatch_on_commit(PROCESS_TASK, row.outbox_id, log=log)
+    return rows
 
 
 def retry_now(outbox_ids) -> int:

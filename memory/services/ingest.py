@@ -1,34 +1,52 @@
 """add_note (spec v2 sections 8.1, 8.3, 9-11): deterministic, never calls an LLM.
 
 Per note: WriteGate -> UpdateResolver (key, identical text, pooled-vector similarity in pgvector) -> policy
-stage -> one transaction holding the note row, its version snapshot, its structured fields, the ingest
-decision row and the indexing outbox row. The incoming text is embedded once (embedding provider, not an
-LLM), outside any transaction.
+stage -> the note row, its version snapshot, its structured fields, the ingest decision row and the indexing
+outbox row. A request is one transaction (so one commit), its notes resolved one after the other in input
+order, each seeing the ones before it.
+
+Each note is embedded once, by the embedding provider (not an LLM), in one call for the whole request and
+outside the transaction: every note that passed the gate and is a single chunk (``indexing.chunks``: the
+worker's chunking; notes up to ``chunking.max_tokens`` tokens, which is every note of at most
+``memory.max_note_chars`` with the shipped config), keyed or not, and every key-less note the resolver
+needs a vector for. A single-chunk note that is written (ADD or UPDATE) is stored with its chunk row, chunk
+vector and pooled vector in the note's transaction, so the worker only upserts its point. The chunks of a
+longer note are embedded by the worker, and its pooled vector comes from them. An embedding outage fails the
+request only when a key-less note needs its vector to be resolved; keyed notes are then written without one
+and the worker embeds them once the provider answers.
+
+Concurrency: resolution within one (tenant, project, agent, scope, type) group is serialised by a
+transaction advisory lock. A request takes the locks of all its groups before its first note, in hash order,
+so two concurrent batches always take shared locks in the same order and never deadlock on them; they are
+held until commit. Later locks (graph facts of relations) are taken note by note; a deadlock there rolls
+the request back and it runs again (the embeddings are kept), when the request owns its transaction.
 """
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from typing import Any
 
-from django.db import connection, transaction
+import psycopg.errors
+from django.db import OperationalError, connection, transaction
 from django.utils import timezone
-from pgvector.django import CosineDistance
 
 from elf_config import ElfConfig
+from elf_domain.chunking import Chunk
+from elf_domain.spaces import home_project
 from elf_domain.vocabulary import MEMORY_TYPES
+from elf_infra.providers.errors import ProviderError
 from elf_kernel.context import RequestContext
 
-from ..domain import policy, ttl, update_resolver, write_gate
-from elf_domain.spaces import home_project
-from ..indexing.outbox import enqueue
+from ..domain import policy, update_resolver, write_gate
+from ..indexing.chunks import note_chunks, store_chunks
+from ..indexing.outbox import enqueue_many
 from ..models import (
     Decision,
     MemoryIngestDecision,
     MemoryNote,
-    NoteEmbedding,
+    MemoryNoteVersion,
     NoteOp,
     NoteStatus,
     OutboxOp,
@@ -37,7 +55,9 @@ from ..models import (
 )
 from .note_fields import replace_fields
 from .note_hooks import NoteWritten, run_note_write_hooks
-from .versions import note_snapshot, record_version
+from .resolver_lookup import expiry, lookup
+from .versions import note_snapshot, version_row
+
 
 @dataclass(frozen=True)
 class NoteInput:
@@ -92,50 +112,14 @@ def _structured_present(structured: dict | None) -> bool:
     return bool(structured and (structured.get("summary") or structured.get("facts") or structured.get("concepts")))
 
 
-def _group_lock(ctx: RequestContext, scope: str, note_type: str) -> None:
-    """Serialise resolution within one (tenant, project, agent, scope, type) group until commit."""
-    group = "\x1f".join((ctx.tenant_id, ctx.project_id, ctx.agent_id, scope, note_type))
-    with connection.cursor() as cur:
-        cur.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [group])
-
-
-def _group_notes(ctx: RequestContext, scope: str, note_type: str):
-    return MemoryNote.objects.filter(
-        tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id, scope=scope, type=note_type,
-        status=NoteStatus.ACTIVE,
-    ).exclude(expires_at__lte=timezone.now())
-
-
-def _holds_payload(cfg: ElfConfig, target: MemoryNote, note: NoteInput) -> bool:
-    """Whether the keyed note already says what ``note`` says: the same text, importance, confidence and
-    source_ref, and the expiry the payload's ttl_days would have given it when it was last written."""
-    return (target.text == note.text and target.importance == note.importance
-            and target.confidence == note.confidence and (target.source_ref or {}) == (note.source_ref or {})
-            and target.expires_at == _expiry(cfg, note, target.updated_at))
-
-
-def _lookup(cfg, ctx, scope, note: NoteInput, vector) -> update_resolver.Resolution:
-    mcfg, embedding_version = cfg.memory, cfg.embedding_version
-    group = _group_notes(ctx, scope, note.type)
-    keyed = group.filter(key=note.key).first() if note.key else None
-    key_match = keyed.note_id if keyed else None
-    exact = None if note.key else group.filter(text=note.text).values_list("note_id", flat=True).first()
-    best_id, best_sim = None, None
-    if vector is not None:
-        best = (
-            NoteEmbedding.objects.filter(note__in=group, embedding_version=embedding_version)
-            .annotate(distance=CosineDistance("vec", vector))
-            .order_by("distance")
-            .values_list("note_id", "distance")
-            .first()
-        )
-        if best is not None:
-            best_id, best_sim = best[0], 1.0 - float(best[1])
-    return update_resolver.resolve(
-        key_match_id=key_match, key_match_unchanged=bool(keyed and _holds_payload(cfg, keyed, note)),
-        exact_text_id=exact, best_id=best_id, best_similarity=best_sim,
-        dup_threshold=mcfg.dup_sim_threshold, update_threshold=mcfg.update_sim_threshold,
-    )
+def _lock_groups(ctx: RequestContext, scope: str, note_types) -> None:
+    """Serialise resolution within each (tenant, project, agent, scope, type) group of the request until
+    commit; the locks are taken in hash order, so concurrent requests take shared ones in the same order."""
+    groups = ["\x1f".join((ctx.tenant_id, ctx.project_id, ctx.agent_id, scope, t)) for t in sorted(set(note_types))]
+    if groups:
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(g, 0) AS h "
+                        "FROM unnest(%s::text[]) AS g ORDER BY h) AS ordered", [groups])
 
 
 def _details(cfg: ElfConfig, note: NoteInput, res, outcome, *, extra: dict | None = None) -> dict[str, Any]:
@@ -159,17 +143,13 @@ def _details(cfg: ElfConfig, note: NoteInput, res, outcome, *, extra: dict | Non
     return details
 
 
-def _record_decision(ctx, scope, pipeline, note: NoteInput, *, note_id, base, decision, op, reason, details):
-    MemoryIngestDecision.objects.create(
+def _decision(ctx, scope, pipeline, note: NoteInput, *, note_id, base, decision, op, reason,
+              details) -> MemoryIngestDecision:
+    """The note's (unsaved) ingest decision row, stamped now."""
+    return MemoryIngestDecision(
         tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id, scope=scope, pipeline=pipeline,
         note_type=note.type, note_key=note.key, note_id=note_id, base_decision=base, policy_decision=decision,
         note_op=op, reason_code=reason, details=details, ts=timezone.now(),
-    )
-
-
-def _expiry(cfg: ElfConfig, note: NoteInput, now: datetime) -> datetime | None:
-    return ttl.expires_at(
-        now=now, note_type=note.type, request_ttl_days=note.ttl_days, ttl_days_by_type=cfg.lifecycle.ttl_days
     )
 
 
@@ -181,52 +161,112 @@ def _gate(cfg: ElfConfig, scope: str, note: NoteInput):
     )
 
 
+@dataclass(frozen=True)
+class _Embedded:
+    """What the request computed for a note before its transaction."""
+
+    chunks: list[Chunk]
+    vector: list[float] | None  # the text's vector (the single chunk's, or the resolver's for a key-less note)
+
+    def stored_chunk(self) -> bool:
+        """The vector is the note's only chunk's, to be stored with the note."""
+        return self.vector is not None and len(self.chunks) == 1
+
+
+@dataclass
+class _Rows:
+    """Rows nothing in the request reads back, written in one statement per table at the end of it."""
+
+    decisions: list[MemoryIngestDecision] = field(default_factory=list)
+    versions: list[MemoryNoteVersion] = field(default_factory=list)
+    indexed: list[uuid.UUID] = field(default_factory=list)  # notes to (re)index, in order
+
+    def flush(self, cfg: ElfConfig) -> None:
+        MemoryNoteVersion.objects.bulk_create(self.versions)
+        enqueue_many(note_ids=self.indexed, op=OutboxOp.UPSERT, embedding_version=cfg.embedding_version)
+        MemoryIngestDecision.objects.bulk_create(self.decisions)
+
+
+# A request that deadlocks (graph fact locks taken note by note) runs again this many times in all.
+DEADLOCK_ATTEMPTS = 3
+
+
 def ingest_notes(
-    *, cfg: ElfConfig, ctx: RequestContext, scope: str, notes: list[NoteInput], embedder, pipeline: str = Pipeline.ADD_NOTE,
-    actor: str | None = None,
+    *, cfg: ElfConfig, ctx: RequestContext, scope: str, notes: list[NoteInput], embedder,
+    pipeline: str = Pipeline.ADD_NOTE, actor: str | None = None,
 ) -> list[NoteResult]:
-    """Ingest each note on its own (one transaction per note); results are in input order."""
+    """Ingest the notes in one transaction, one after the other; results are in input order."""
     actor = actor or f"agent:{ctx.agent_id}"
     ctx = home_context(ctx, scope)
     verdicts = [_gate(cfg, scope, n) for n in notes]
-    # Similarity needs a vector only for key-less notes that passed the gate: one embedding call for all.
-    to_embed = [i for i, (n, v) in enumerate(zip(notes, verdicts)) if v is None and not n.key]
-    vectors: dict[int, list[float]] = {}
-    if to_embed:
-        for i, vec in zip(to_embed, embedder.embed([notes[i].text for i in to_embed])):
-            vectors[i] = vec
-    results = []
+    embedded = _embed(cfg, notes, verdicts, embedder)
+    owns_transaction, attempt = not connection.in_atomic_block, 1
+    while True:
+        try:
+            with transaction.atomic():
+                return _ingest(cfg, ctx, scope, pipeline, notes, verdicts, embedded, actor)
+        except OperationalError as exc:
+            deadlock = isinstance(exc.__cause__, psycopg.errors.DeadlockDetected)
+            if not (deadlock and owns_transaction and attempt < DEADLOCK_ATTEMPTS):
+                raise
+            attempt += 1
+
+
+def _embed(cfg: ElfConfig, notes: list[NoteInput], verdicts, embedder) -> dict[int, _Embedded]:
+    """Chunk every note that passed the gate; embed, in one provider call, each one that is a single chunk and
+    each key-less one (the resolver's vector). When the provider fails and no note needs a vector to be
+    resolved (keyed notes only), the notes are written without one: the worker embeds them later."""
+    embedded = {i: _Embedded(note_chunks(cfg, n.text), None) for i, (n, v) in enumerate(zip(notes, verdicts))
+                if v is None}
+    to_embed = [i for i, e in embedded.items() if len(e.chunks) == 1 or not notes[i].key]
+    if not to_embed:
+        return embedded
+    try:
+        vectors = embedder.embed([notes[i].text for i in to_embed])
+    except ProviderError:
+        if any(not notes[i].key for i in to_embed):
+            raise
+        return embedded
+    for i, vec in zip(to_embed, vectors, strict=True):
+        embedded[i] = replace(embedded[i], vector=vec)
+    return embedded
+
+
+def _ingest(cfg, ctx, scope, pipeline, notes, verdicts, embedded: dict[int, _Embedded], actor) -> list[NoteResult]:
+    _lock_groups(ctx, scope, [n.type for i, n in enumerate(notes) if i in embedded])
+    results, rows = [], _Rows()
     for i, (note, verdict) in enumerate(zip(notes, verdicts)):
         if verdict is not None:
-            results.append(_reject(cfg, ctx, scope, pipeline, note, verdict))
+            # scope is given once per request, every other field per note
+            path = "$.scope" if verdict.field == "scope" else f"{note.field_path}.{verdict.field}"
+            rows.decisions.append(_rejection(cfg, ctx, scope, pipeline, note, verdict.reason_code, path))
+            result = NoteResult(None, NoteOp.REJECTED, Decision.REJECT, verdict.reason_code, path)
         else:
-            results.append(_write_one(cfg, ctx, scope, pipeline, note, vectors.get(i), actor))
-        results[-1].write_policy_audits = note.decision_extra.get("write_policy_audits")
+            result = _write_one(cfg, ctx, scope, pipeline, note, embedded[i], actor, rows)
+        result.write_policy_audits = note.decision_extra.get("write_policy_audits")
+        results.append(result)
+    rows.flush(cfg)
     return results
-
-
-def _reject(cfg, ctx, scope, pipeline, note: NoteInput, verdict) -> NoteResult:
-    # scope is given once per request, every other field per note
-    path = "$.scope" if verdict.field == "scope" else f"{note.field_path}.{verdict.field}"
-    return reject_note(cfg=cfg, ctx=ctx, scope=scope, pipeline=pipeline, note=note, reason_code=verdict.reason_code,
-                       field_path=path)
 
 
 @transaction.atomic
 def reject_note(*, cfg, ctx, scope, pipeline, note: NoteInput, reason_code: str, field_path: str | None) -> NoteResult:
     """Audit a rejected note (WriteGate, evidence binding, limits) with a decision row; nothing else is written."""
-    ctx = home_context(ctx, scope)
-    _record_decision(
-        ctx, scope, pipeline, note, note_id=None, base=Decision.REJECT, decision=Decision.REJECT, op=NoteOp.REJECTED,
-        reason=reason_code, details=_details(cfg, note, None, None, extra={"field_path": field_path}),
-    )
+    _rejection(cfg, home_context(ctx, scope), scope, pipeline, note, reason_code, field_path).save(force_insert=True)
     return NoteResult(None, NoteOp.REJECTED, Decision.REJECT, reason_code, field_path)
 
 
-@transaction.atomic
-def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, vector, actor) -> NoteResult:
-    _group_lock(ctx, scope, note.type)
-    res = _lookup(cfg, ctx, scope, note, vector)
+def _rejection(cfg, ctx, scope, pipeline, note: NoteInput, reason_code: str, field_path: str | None):
+    return _decision(ctx, scope, pipeline, note, note_id=None, base=Decision.REJECT, decision=Decision.REJECT,
+                     op=NoteOp.REJECTED, reason=reason_code,
+                     details=_details(cfg, note, None, None, extra={"field_path": field_path}))
+
+
+def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, embedded: _Embedded, actor, rows: _Rows) -> NoteResult:
+    """Resolve and write one note in the request's transaction (its group is locked). The note row, its
+    structured fields, its hooks' rows and a single chunk's rows are written now (the notes after it resolve
+    against them); its version, outbox and decision rows go to ``rows``."""
+    res = lookup(cfg, ctx, scope, note, None if note.key else embedded.vector)
     base = policy.base_decision(res.op, _structured_present(note.structured), _graph_present(note.structured))
     outcome = policy.apply_policy(
         base, confidence=note.confidence, importance=note.importance, matched_dup=res.matched_dup,
@@ -234,31 +274,35 @@ def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, vector, actor) -> Not
     )
     details = _details(cfg, note, res, outcome)
     if outcome.decision == Decision.IGNORE:
-        _record_decision(ctx, scope, pipeline, note, note_id=res.target_note_id, base=base, decision=outcome.decision,
-                         op=NoteOp.NONE, reason=outcome.reason_code, details=details)
+        rows.decisions.append(_decision(ctx, scope, pipeline, note, note_id=res.target_note_id, base=base,
+                                        decision=outcome.decision, op=NoteOp.NONE, reason=outcome.reason_code,
+                                        details=details))
         return NoteResult(res.target_note_id, NoteOp.NONE, outcome.decision, outcome.reason_code, None)
     now = timezone.now()
     if res.op == update_resolver.ADD:
         target = MemoryNote.objects.create(
             tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id, scope=scope, type=note.type,
             key=note.key, text=note.text, importance=note.importance, confidence=note.confidence,
-            status=NoteStatus.ACTIVE, created_at=now, updated_at=now, expires_at=_expiry(cfg, note, now),
-            embedding_version=cfg.embedding_version, source_ref=note.source_ref,
+            status=NoteStatus.ACTIVE, created_at=now, updated_at=now,
+            expires_at=expiry(cfg, note.type, note.ttl_days, now), embedding_version=cfg.embedding_version,
+            source_ref=note.source_ref,
         )
-        record_version(note_id=target.note_id, op=VersionOp.ADD, prev=None, new=note_snapshot(target),
-                       reason=pipeline, actor=actor)
+        rows.versions.append(version_row(note_id=target.note_id, op=VersionOp.ADD, prev=None, new=note_snapshot(target),
+                                         reason=pipeline, actor=actor, ts=now))
         op = NoteOp.ADD
     else:
         target = MemoryNote.objects.select_for_update().get(note_id=res.target_note_id)
         if res.op == update_resolver.UPDATE:
             prev = note_snapshot(target)
             target.text, target.importance, target.confidence = note.text, note.importance, note.confidence
-            target.source_ref, target.updated_at, target.expires_at = note.source_ref, now, _expiry(cfg, note, now)
+            target.source_ref, target.updated_at = note.source_ref, now
+            target.expires_at = expiry(cfg, note.type, note.ttl_days, now)
             target.embedding_version = cfg.embedding_version
             target.save(update_fields=["text", "importance", "confidence", "source_ref", "updated_at", "expires_at",
                                        "embedding_version"])
-            record_version(note_id=target.note_id, op=VersionOp.UPDATE, prev=prev, new=note_snapshot(target),
-                           reason=f"{pipeline}:{'key' if res.key_match else 'similarity'}", actor=actor)
+            rows.versions.append(version_row(
+                note_id=target.note_id, op=VersionOp.UPDATE, prev=prev, new=note_snapshot(target),
+                reason=f"{pipeline}:{'key' if res.key_match else 'similarity'}", actor=actor, ts=now))
             op = NoteOp.UPDATE
         else:  # NONE whose structured side effects still update the existing note's fields
             op = NoteOp.NONE
@@ -267,7 +311,10 @@ def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, vector, actor) -> Not
     warnings = run_note_write_hooks(NoteWritten(ctx=ctx, note=target, structured=note.structured, op=op, at=now,
                                                 field_path=note.field_path))
     if op != NoteOp.NONE:
-        enqueue(note_id=target.note_id, op=OutboxOp.UPSERT, embedding_version=cfg.embedding_version)
-    _record_decision(ctx, scope, pipeline, note, note_id=target.note_id, base=base, decision=outcome.decision, op=op,
-                     reason=outcome.reason_code, details=details)
+        if embedded.stored_chunk():  # the worker finds the vector stored and only upserts the point
+            store_chunks(target.note_id, cfg.embedding_version, embedded.chunks, {0: embedded.vector}, {0},
+                         new_note=op == NoteOp.ADD)
+        rows.indexed.append(target.note_id)
+    rows.decisions.append(_decision(ctx, scope, pipeline, note, note_id=target.note_id, base=base,
+                                    decision=outcome.decision, op=op, reason=outcome.reason_code, details=details))
     return NoteResult(target.note_id, op, outcome.decision, outcome.reason_code, None, warnings)

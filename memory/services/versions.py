@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from ..models import MemoryNote, MemoryNoteVersion
@@ -28,10 +29,20 @@ def note_snapshot(note: MemoryNote) -> dict[str, Any]:
     }
 
 
+def version_row(
+    *, note_id, op: str, prev: dict | None, new: dict | None, reason: str, actor: str, ts: datetime | None = None
+) -> MemoryNoteVersion:
+    """One unsaved version row (for a bulk insert in the transaction that changes the note); ``ts`` defaults
+    to the transaction's start."""
+    at = {"ts": ts} if ts is not None else {}
+    return MemoryNoteVersion(note_id=note_id, op=op, prev_snapshot=prev, new_snapshot=new, reason=reason, actor=actor,
+                             **at)
+
+
 def record_version(
     *, note_id, op: str, prev: dict | None, new: dict | None, reason: str, actor: str
 ) -> MemoryNoteVersion:
     """Write one version row; call inside the transaction that changes the note."""
-    return MemoryNoteVersion.objects.create(
-        note_id=note_id, op=op, prev_snapshot=prev, new_snapshot=new, reason=reason, actor=actor
-    )
+    row = version_row(note_id=note_id, op=op, prev=prev, new=new, reason=reason, actor=actor)
+    row.save(force_insert=True)
+    return row

@@ -4,7 +4,7 @@ VENV := .venv
 STAMP := $(VENV)/.installed
 CONFIG ?= elf.toml
 
-.PHONY: install run test stack-up stack-down bench lint clean
+.PHONY: install run test stack-up stack-down bench lint clean soak
 
 install: $(STAMP)
 
@@ -30,6 +30,12 @@ bench: install
 
 lint: install
 	$(VENV)/bin/ruff check .
+
+# The tenant-isolation property test at length (README, Tests and benchmarks): prints operations and leaks found.
+ELF_SOAK_OPS ?= 10000
+soak: install
+	ELF_SOAK_OPS=$(ELF_SOAK_OPS) ELF_ISOLATION_OPS_PER_EXAMPLE=$${ELF_ISOLATION_OPS_PER_EXAMPLE:-100} \
+	  $(VENV)/bin/python -m pytest tests/test_tenant_isolation.py -q -s -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) var

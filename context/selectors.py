@@ -212,6 +212,11 @@ def task_exists(tenant_id: str, task_id: str) -> bool:
     return AcbTask.objects.filter(tenant_id=tenant_id, task_id=task_id).exists()
 
 
+def task_id_taken(tenant_id: str, task_id: str) -> bool:
+    """Whether another tenant's task has this id (task ids are global keys: it cannot name a task here)."""
+    return AcbTask.objects.filter(task_id=task_id).exclude(tenant_id=tenant_id).exists()
+
+
 def query_decisions(tenant_id: str, *, text: str | None, status: str, session_id: str | None,
                     limit: int) -> list[AcbDecision]:
     """The ledger of a tenant: full-text matches first when ``text`` is given, then newest first."""

@@ -111,8 +111,9 @@ def test_multi_and_unknown_predicates_keep_every_fact(svc):
 
 def test_reingesting_an_equivalent_fact_appends_evidence(svc):
     t = tenant()
-    one = add(svc, t, "Dan works at Acme.", [relation("Dan", "works at", entity="Acme")])
-    two = add(svc, t, "Dan is employed by Acme.", [relation("dan ", "Works  at", entity="ACME")])
+    # Keyed, so the UpdateResolver keeps two notes (key-less, the second would update the first by similarity).
+    one = add(svc, t, "Dan works at Acme.", [relation("Dan", "works at", entity="Acme")], key="dan_employer")
+    two = add(svc, t, "Dan is employed by Acme.", [relation("dan ", "Works  at", entity="ACME")], key="dan_job")
     (fact,) = facts(svc, t, subject="Dan")
     assert fact["evidence_note_ids"] == [one, two]
     assert rows(svc, "SELECT count(*) FROM graph_facts WHERE tenant_id = %s", (t,)) == [(1,)]
@@ -156,8 +157,8 @@ def test_a_policy_ignore_writes_no_graph_row(svc):
 
 def test_purging_the_last_evidence_note_deletes_the_fact_but_keeps_entities_and_predicates(svc):
     t = tenant()
-    kept = add(svc, t, "Ivy speaks Dutch.", [relation("Ivy", "speaks", value="Dutch")])
-    purged = add(svc, t, "Ivy speaks Dutch fluently.", [relation("Ivy", "speaks", value="Dutch")])
+    kept = add(svc, t, "Ivy speaks Dutch.", [relation("Ivy", "speaks", value="Dutch")], key="ivy_language")
+    purged = add(svc, t, "Ivy speaks Dutch fluently.", [relation("Ivy", "speaks", value="Dutch")], key="ivy_fluency")
     rows(svc, "DELETE FROM memory_notes WHERE note_id = %s RETURNING 1", (purged,))  # what the purge GC does
     (fact,) = facts(svc, t, subject="Ivy")
     assert fact["evidence_note_ids"] == [kept]

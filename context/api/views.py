@@ -80,6 +80,8 @@ def _record(request, data: dict, kind: str, content: dict, channel: str, sensiti
     if kind == "task_update" and not content.get("title") and not (
             content.get("task_id") and sel.task_exists(scope.tenant_id, content["task_id"])):
         raise InvalidRequest("A new task needs a title.", [content_path + ".title"])
+    if kind == "task_update" and content.get("task_id") and sel.task_id_taken(scope.tenant_id, content["task_id"]):
+        raise InvalidRequest("This task_id is taken: omit it to create a new task.", [content_path + ".task_id"])
     if kind == "decision" and content.get("supersedes"):
         status = sel.decision_status(scope.tenant_id, content["supersedes"])
         if status is None:

@@ -67,8 +67,9 @@ def _core_memory(view: sel.View) -> dict[str, list[Item]]:
 def _facts(view: sel.View, terms: list[str], now: datetime, limit: int = 20) -> list[Item]:
     if not terms or not sel.tenant_has_facts(view.tenant_id):
         return []
-    ctx = view.ctx
-    facts = in_state(visible_facts(ctx), "current", now).select_related("subject_entity", "object_entity")
+    # a public or agent bundle leaves agent_private notes out, and so the facts known only from them
+    scopes = SHARED_NOTE_SCOPES if view.channel in ("public", "agent") else None
+    facts = in_state(visible_facts(view.ctx, scopes), "current", now).select_related("subject_entity", "object_entity")
     scored = []
     for f in facts.order_by("-valid_from", "fact_id")[:500]:
         obj = f.object_entity.canonical if f.object_entity_id else (f.object_value or "")

@@ -44,7 +44,8 @@ def apply_task(event: AcbEvent) -> str:
     task = None
     if c.get("task_id"):
         task = AcbTask.objects.select_for_update().filter(tenant_id=event.tenant_id, task_id=c["task_id"]).first()
-    if task is None:
+    new = task is None
+    if new:
         task = AcbTask(task_id=c.get("task_id") or new_id("tsk"), tenant_id=event.tenant_id,
                        project_id=event.project_id, session_id=event.session_id, agent_id=event.agent_id,
                        title=c["title"], refs=[])
@@ -53,5 +54,6 @@ def apply_task(event: AcbEvent) -> str:
     task.details = c.get("details", task.details or "")
     task.agent_id = event.agent_id
     task.refs = list(dict.fromkeys([*task.refs, event.event_id, *event.refs]))
-    task.save()
+    # a new task is inserted, never saved over a row of the same id (another tenant's task: the view refuses it)
+    task.save(force_insert=new)
     return task.task_id

@@ -21,17 +21,17 @@ from ..models import GraphEntity, GraphEntityAlias, GraphFact, GraphFactEvidence
 FACT_RELATED = ("subject_entity", "object_entity")
 
 
-def live_evidence(ctx: RequestContext) -> QuerySet[GraphFactEvidence]:
-    """Evidence rows whose note the caller may read now (active, unexpired, readable)."""
-    notes = not_expired(readable_notes(ctx).filter(status=NoteStatus.ACTIVE))
+def live_evidence(ctx: RequestContext, scopes: tuple[str, ...] | None = None) -> QuerySet[GraphFactEvidence]:
+    """Evidence rows whose note the caller may read now (active, unexpired, readable; in ``scopes`` if given)."""
+    notes = not_expired(readable_notes(ctx, scopes=scopes).filter(status=NoteStatus.ACTIVE))
     return GraphFactEvidence.objects.filter(note__in=notes.values("note_id"))
 
 
-def visible_facts(ctx: RequestContext) -> QuerySet[GraphFact]:
-    """Facts of the caller's tenant with a live evidence note. Not filtered by the fact's own project: a note
-    published to the org space after the fact was recorded carries the fact with it."""
+def visible_facts(ctx: RequestContext, scopes: tuple[str, ...] | None = None) -> QuerySet[GraphFact]:
+    """Facts of the caller's tenant with a live evidence note (in ``scopes`` if given). Not filtered by the fact's
+    own project: a note published to the org space after the fact was recorded carries the fact with it."""
     return (GraphFact.objects.filter(tenant_id=ctx.tenant_id)
-            .filter(Exists(live_evidence(ctx).filter(fact_id=OuterRef("fact_id")))))
+            .filter(Exists(live_evidence(ctx, scopes).filter(fact_id=OuterRef("fact_id")))))
 
 
 def in_state(qs: QuerySet[GraphFact], state: str, at: datetime) -> QuerySet[GraphFact]:

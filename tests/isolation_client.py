@@ -1,0 +1,154 @@
+"""The plumbing of tests/test_tenant_isolation.py: one example's HTTP session against the shared ServiceSet,
+its precise waits on the indexing outboxes, and the Ledger every example reports to (ids any example saw, for
+probes across examples; operation and read counts; the leaks and misses found)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import psycopg
+import requests
+
+from tests.isolation_model import Ident, World, serials
+
+SETTLE_TIMEOUT_S = 60
+SERIALS_PER_EXAMPLE = 1_000_000
+
+
+@dataclass
+class Ledger:
+    """Shared by the examples running in parallel: every change is made under ``lock``."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    ops: Counter = field(default_factory=Counter)
+    reads: Counter = field(default_factory=Counter)
+    probes: Counter = field(default_factory=Counter)
+    leaks: list[str] = field(default_factory=list)
+    misses: list[str] = field(default_factory=list)
+    # ids seen by any example: kind (note, doc, entity, artifact) -> {id: tenant}
+    seen: dict[str, dict[str, str]] = field(default_factory=dict)
+    facets: set[tuple] = field(default_factory=set)  # which kinds of rule the examples exercised
+
+    def remember(self, kind: str, item_id: str, tenant: str) -> None:
+        with self.lock:
+            self.seen.setdefault(kind, {})[item_id] = tenant
+
+    def foreign(self, kind: str, rng: random.Random, tenants: tuple[str, ...]) -> str | None:
+        """An id of ``kind`` some other example wrote (never readable here)."""
+        with self.lock:
+            pool = sorted(i for i, t in self.seen.get(kind, {}).items() if t not in tenants)
+        return rng.choice(pool) if pool else None
+
+
+class Client:
+    """One example: its world, its tenants, its random stream and its HTTP session."""
+
+    def __init__(self, svc, ledger: Ledger, seed: str, index: int):
+        self.svc, self.ledger, self.name = svc, ledger, f"x{index}"
+        self.rng = random.Random(seed)
+        # which ids of other examples are probed depends on timing: its own stream keeps ``rng``'s reproducible
+        self.probe_rng = random.Random(f"{seed}-probes")
+        self.serials = itertools.count(index * SERIALS_PER_EXAMPLE + 1)  # unique across examples
+        self.world = World()
+        self.tenants = (f"{self.name}-t1", f"{self.name}-t2")
+        self.identities: list[Ident] = [(t, p, a) for t in self.tenants for p in ("p1", "p2") for a in ("a1", "a2", "a3")]
+        self.http = requests.Session()
+        self.db: psycopg.Connection | None = None
+        self.pending = {"notes": set(), "docs": set()}
+        self.step = "setup"
+
+    def close(self) -> None:
+        self.http.close()
+        if self.db is not None:
+            self.db.close()
+
+    # --- HTTP ---
+
+    @staticmethod
+    def headers(ident: Ident, profile: str | None = None) -> dict[str, str]:
+        t, p, a = ident
+        # a fresh connection per request: a pooled one the server closed while idle would reset a write in flight
+        h = {"X-ELF-Tenant-Id": t, "X-ELF-Project-Id": p, "X-ELF-Agent-Id": a, "Connection": "close"}
+        if profile:
+            h["X-ELF-Read-Profile"] = profile
+        return h
+
+    def request(self, method: str, path: str, ident: Ident, *, admin: bool = False, profile: str | None = None,
+                **kw) -> requests.Response:
+        base = self.svc.admin if admin else self.svc.public
+        r = self.http.request(method, base + path, headers=self.headers(ident, profile), timeout=60, **kw)
+        assert r.status_code < 500, f"{self.where()}: {method} {path} as {ident}: {r.status_code} {r.text[:500]}"
+        return r
+
+    def call(self, method: str, path: str, ident: Ident, *, expect: int = 200, **kw):
+        r = self.request(method, path, ident, **kw)
+        assert r.status_code == expect, f"{self.where()}: {method} {path} as {ident}: {r.status_code} {r.text[:500]}"
+        return r.json() if r.headers.get("Content-Type", "").startswith("application/json") else r.text
+
+    # --- bookkeeping ---
+
+    def where(self) -> str:
+        return f"example {self.name}, {self.step}"
+
+    def serial(self) -> int:
+        return next(self.serials)
+
+    def words(self, n: int) -> str:
+        return " ".join(self.rng.sample(WORDS, n))
+
+    def read(self, kind: str) -> None:
+        with self.ledger.lock:
+            self.ledger.reads[kind] += 1
+
+    def facet(self, *what) -> None:
+        with self.ledger.lock:
+            self.ledger.facets.add(what)
+
+    def leak(self, who, what: str) -> None:
+        with self.ledger.lock:
+            self.ledger.leaks.append(f"{self.where()}: {who}: {what}")
+
+    def miss(self, who, what: str) -> None:
+        with self.ledger.lock:
+            self.ledger.misses.append(f"{self.where()}: {who}: {what}")
+
+    def compare(self, who, what: str, got, want) -> None:
+        """A leak for what came back but may not be seen, a miss for what should have come back."""
+        got, want = set(got), set(want)
+        if got - want:
+            self.leak(who, f"{what}: not allowed {sorted(got - want, key=str)}")
+        if want - got:
+            self.miss(who, f"{what}: missing {sorted(want - got, key=str)}")
+
+    def scan(self, who, what: str, body, allowed: set[int]) -> set[int]:
+        """The serials a response names; any it may not name is a leak."""
+        found = serials(body if isinstance(body, str) else str(body))
+        for s in sorted(found - allowed):
+            self.leak(who, f"{what}: names serial {s} it may not see: {self.world.origin(s)}")
+        return found
+
+    # --- waits: exactly the outbox rows this example's reads depend on, no fixed sleeps ---
+
+    def settle(self, kind: str) -> None:
+        ids = self.pending[kind]
+        if not ids:
+            return
+        table, column = {"notes": ("indexing_outbox", "note_id"), "docs": ("doc_indexing_outbox", "doc_id")}[kind]
+        if self.db is None:
+            self.db = psycopg.connect(self.svc.cfg.storage.postgres.dsn, autocommit=True)
+        query = f"SELECT count(*) FROM {table} WHERE {column} = ANY(%s::uuid[]) AND status <> 'DONE'"
+        deadline = time.monotonic() + SETTLE_TIMEOUT_S
+        while self.db.execute(query, (sorted(ids),)).fetchone()[0]:
+            assert time.monotonic() < deadline, f"{self.where()}: {kind} outbox not done in {SETTLE_TIMEOUT_S}s"
+            time.sleep(0.01)
+        ids.clear()
+
+
+WORDS = ("amber basil cedar delta ember fjord garnet harbor indigo juniper kelp lantern meadow nickel orchid "
+         "pepper quartz raven saffron tundra umber violet willow xenon yarrow zephyr anchor beacon canyon dune "
+         "falcon glacier hazel iris jasper lagoon mosaic nectar opal prairie").split()

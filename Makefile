@@ -4,7 +4,7 @@ VENV := .venv
 STAMP := $(VENV)/.installed
 CONFIG ?= elf.toml
 
-.PHONY: install run test stack-up stack-down bench lint clean soak
+.PHONY: install run test stack-up stack-down bench lint clean soak fuzz
 
 install: $(STAMP)
 
@@ -36,6 +36,13 @@ ELF_SOAK_OPS ?= 10000
 soak: install
 	ELF_SOAK_OPS=$(ELF_SOAK_OPS) ELF_ISOLATION_OPS_PER_EXAMPLE=$${ELF_ISOLATION_OPS_PER_EXAMPLE:-100} \
 	  $(VENV)/bin/python -m pytest tests/test_tenant_isolation.py -q -s -p no:cacheprovider
+
+# Schemathesis against both binds at length (README, Tests and benchmarks): prints examples sent and 5xx (0).
+ELF_FUZZ_EXAMPLES ?= 1000
+ELF_FUZZ_SCENARIOS ?= 400
+fuzz: install
+	ELF_FUZZ_EXAMPLES=$(ELF_FUZZ_EXAMPLES) ELF_FUZZ_SCENARIOS=$(ELF_FUZZ_SCENARIOS) \
+	  $(VENV)/bin/python -m pytest tests/test_fuzz_openapi.py -q -s -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) var

@@ -7,3 +7,7 @@ from __future__ import annotations
 MAX_NOTES_PER_REQUEST = 100
 # An ingestion profile id (and created_by) is at most this many characters.
 MAX_PROFILE_ID_CHARS = 128
+# An ingestion profile version is a Postgres int: larger ones are a 400, not an overflow.
+MAX_PROFILE_VERSION = 2**31 - 1
+# A source_ref (of a note or a document) is a JSON object of at most this many bytes as UTF-8 JSON.
+MAX_SOURCE_REF_BYTES = 16384

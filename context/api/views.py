@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from elf_config.identifiers import ORG_PROJECT_ID, identifier_problem
 from elf_domain.english_gate import FieldKind
 from elf_kernel.api.english_fields import require_english
-from elf_kernel.api.schema_docs import ERROR_RESPONSES
+from elf_kernel.api.schema_docs import ERROR_RESPONSES, error_responses
 from elf_kernel.api.validation import validated
 from elf_kernel.auth import Forbidden, matched_key
 from elf_kernel.errors import InvalidRequest, NotFound
@@ -97,10 +97,14 @@ def _record(request, data: dict, kind: str, content: dict, channel: str, sensiti
         "task_id": r.task_id}).data)
 
 
+# Recording a decision that supersedes one already superseded (POST /api/v1/events of kind decision too).
+DECISION_ERRORS = error_responses({409: "The decision named in supersedes was already superseded (DECISION_SUPERSEDED)"})
+
+
 class EventsView(APIView):
     @extend_schema(summary="record_event: append one event (message, tool call/result, decision, task update) to "
                    "the log", operation_id="elf_acb_record_event", request=s.EventBody,
-                   responses={200: s.EventOut, **ERROR_RESPONSES})
+                   responses={200: s.EventOut, **DECISION_ERRORS})
     def post(self, request):
         data = validated(s.EventBody, request.data)
         return _record(request, data, data["kind"], data["content"], data["channel"], data["sensitivity"],
@@ -132,6 +136,7 @@ class ArtifactView(APIView):
     def get(self, request, artifact_id):
         q = validated(s.ArtifactQuery, request.query_params.dict(), "$.query")
         check_key_tenant(request, q["tenant_id"], "$.query.tenant_id")
+        require_english([("$.path.artifact_id", artifact_id, FieldKind.IDENTIFIER)])  # ids are art_<ulid>
         a = sel.artifact(q["tenant_id"], artifact_id)
         if a is None:
             raise NotFound("No such artifact in this tenant.", ["$.path.artifact_id"])
@@ -141,7 +146,7 @@ class ArtifactView(APIView):
 class DecisionsView(APIView):
     @extend_schema(summary="Record a decision (an event of kind decision; supersedes marks the old one)",
                    operation_id="elf_acb_record_decision", request=s.DecisionBody,
-                   responses={200: s.EventOut, **ERROR_RESPONSES})
+                   responses={200: s.EventOut, **DECISION_ERRORS})
     def post(self, request):
         data = validated(s.DecisionBody, request.data)
         content = {k: data[k] for k in s.DecisionContent().fields if k in data}

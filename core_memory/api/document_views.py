@@ -11,7 +11,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
+from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES, error_responses
 from elf_kernel.api.validation import validated
 from elf_kernel.context import context_from_request
 
@@ -40,6 +40,12 @@ IF_MATCH = OpenApiParameter("If-Match", str, OpenApiParameter.HEADER, required=F
 PUT_BODY = {MARKDOWN: OpenApiTypes.STR, "application/json": s.MarkdownBody}
 # GET answers the raw text, or with ?format=json the text and its version (what an MCP client can read).
 DOCUMENT_GET = {(200, MARKDOWN): OpenApiTypes.STR, (200, "application/json"): s.DocumentOut, **ERROR_RESPONSES}
+RUN_ENDED = "The run was ended: its SESSION.md is closed to writes (RUN_ENDED)"
+VERSION_CONFLICT = "If-Match names a version the document has moved on from (VERSION_CONFLICT)"
+DOCUMENT_PUT = {200: s.DocumentWriteOut, **error_responses({412: VERSION_CONFLICT})}
+SESSION_PUT = {200: s.DocumentWriteOut, **error_responses({409: RUN_ENDED, 412: VERSION_CONFLICT})}
+DECIDE = {200: s.DecisionOut, **error_responses({409: "The entry was already confirmed or rejected (ALREADY_DECIDED), "
+                                                        "or its run was ended (RUN_ENDED)"})}
 
 
 class DocumentView(APIView):
@@ -89,7 +95,7 @@ class ProfileView(DocumentView):
 
     @extend_schema(summary="Replace PROFILE.md (text/markdown, or JSON {markdown}); every line validated, the text "
                    "stored exactly", operation_id="elf_core_memory_profile_put", parameters=CONTEXT_HEADERS + [IF_MATCH],
-                   request=PUT_BODY, responses={200: s.DocumentWriteOut, **ERROR_RESPONSES})
+                   request=PUT_BODY, responses=DOCUMENT_PUT)
     def put(self, request):
         return self.replace(request)
 
@@ -105,7 +111,7 @@ class SessionView(DocumentView):
 
     @extend_schema(summary="Replace a run's SESSION.md (text/markdown, or JSON {markdown})",
                    operation_id="elf_core_memory_session_put", parameters=CONTEXT_HEADERS + [RUN_PATH, IF_MATCH],
-                   request=PUT_BODY, responses={200: s.DocumentWriteOut, **ERROR_RESPONSES})
+                   request=PUT_BODY, responses=SESSION_PUT)
     def put(self, request, run_id):
         return self.replace(request, run_id)
 
@@ -148,7 +154,7 @@ class PendingView(APIView):
 class PendingConfirmView(APIView):
     @extend_schema(summary="Confirm a pending entry: it is written into its document", request=None,
                    operation_id="elf_core_memory_pending_confirm",
-                   parameters=CONTEXT_HEADERS + [RUN_PATH, ENTRY_PATH], responses={200: s.DecisionOut, **ERROR_RESPONSES})
+                   parameters=CONTEXT_HEADERS + [RUN_PATH, ENTRY_PATH], responses=DECIDE)
     def post(self, request, run_id, entry_id):
         ctx = context_from_request(request)
         row, result = confirm(ctx=ctx, run_id=run_id_or_400(run_id, "$.path.run_id"), entry_id=entry_id)
@@ -159,7 +165,7 @@ class PendingConfirmView(APIView):
 class PendingRejectView(APIView):
     @extend_schema(summary="Reject a pending entry: nothing is written", request=None,
                    operation_id="elf_core_memory_pending_reject",
-                   parameters=CONTEXT_HEADERS + [RUN_PATH, ENTRY_PATH], responses={200: s.DecisionOut, **ERROR_RESPONSES})
+                   parameters=CONTEXT_HEADERS + [RUN_PATH, ENTRY_PATH], responses=DECIDE)
     def post(self, request, run_id, entry_id):
         ctx = context_from_request(request)
         row, audit_id = reject(ctx=ctx, run_id=run_id_or_400(run_id, "$.path.run_id"), entry_id=entry_id)

@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 from django.utils import timezone
 
 from elf_kernel.api.english_fields import NATURAL, require_english
-from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
+from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES, error_responses
 from elf_kernel.api.validation import validated
 from elf_kernel.context import context_from_request
 from elf_kernel.errors import InvalidRequest, ScopeDenied
@@ -38,6 +38,10 @@ def written(result, entry: EntryInput, scope: str) -> dict:
             "doc_version": result.doc.version, "audit_id": result.audit_ids[0], "pending_entry_id": None}
 
 
+# Writes to a run's SESSION.md after the run was ended.
+SESSION_WRITE_ERRORS = error_responses({409: "The run was ended: its SESSION.md is closed to writes (RUN_ENDED)"})
+
+
 def entry_of(data: dict) -> EntryInput:
     return EntryInput(kind=data["kind"], key=data["key"], value=data["value"], priority=data["priority"],
                       ttl=data["ttl"].strip(), source=data["source"])
@@ -46,7 +50,7 @@ def entry_of(data: dict) -> EntryInput:
 class EntriesView(APIView):
     @extend_schema(summary="memory_upsert: write one entry into PROFILE.md or a run's SESSION.md (user_inferred is "
                    "staged as pending)", operation_id="elf_core_memory_upsert", parameters=CONTEXT_HEADERS,
-                   request=s.UpsertBody, responses={200: s.WriteOut, 202: s.WriteOut, **ERROR_RESPONSES})
+                   request=s.UpsertBody, responses={200: s.WriteOut, 202: s.WriteOut, **SESSION_WRITE_ERRORS})
     def post(self, request):
         ctx = context_from_request(request)
         if isinstance(request.data, dict) and request.data.get("scope") == "policy":
@@ -77,7 +81,7 @@ class EntryDetailView(APIView):
     @extend_schema(summary="memory_delete: remove a key from PROFILE.md or a run's SESSION.md",
                    operation_id="elf_core_memory_delete",
                    parameters=CONTEXT_HEADERS + [scope_path(s.PUBLIC_SCOPES), KEY_PATH, s.RunQuery],
-                   responses={200: s.DeleteOut, **ERROR_RESPONSES})
+                   responses={200: s.DeleteOut, **SESSION_WRITE_ERRORS})
     def delete(self, request, scope, key):
         ctx = context_from_request(request)
         if scope == "policy":
@@ -129,7 +133,7 @@ class UtterancesView(APIView):
     @extend_schema(summary="Natural-language memory: 'remember that ...', 'from now on ...', 'set the reply tone "
                    "to ...', 'change my preference to ...', 'forget ...'", operation_id="elf_core_memory_utterance",
                    parameters=CONTEXT_HEADERS, request=s.UtteranceBody,
-                   responses={200: s.UtteranceOut, **ERROR_RESPONSES})
+                   responses={200: s.UtteranceOut, **SESSION_WRITE_ERRORS})
     def post(self, request):
         ctx = context_from_request(request)
         data = validated(s.UtteranceBody, request.data)

@@ -16,7 +16,7 @@ from elf_kernel.errors import InvalidRequest
 from ..domain.vocabulary import MemoryScope, Source
 from ..services.entries import delete_entry, upsert_entry
 from . import serializers as s
-from .document_views import DOCUMENT_GET, IF_MATCH, PUT_BODY, DocumentView
+from .document_views import DOCUMENT_GET, DOCUMENT_PUT, IF_MATCH, PUT_BODY, DocumentView
 from .entry_views import KEY_PATH, check_key, entry_of, scope_path, written
 
 
@@ -32,7 +32,7 @@ class PolicyView(DocumentView):
 
     @extend_schema(summary="Replace the tenant's POLICY.md (admin bind only)", request=PUT_BODY,
                    operation_id="elf_admin_core_memory_policy_put", parameters=CONTEXT_HEADERS + [IF_MATCH],
-                   responses={200: s.DocumentWriteOut, **ERROR_RESPONSES})
+                   responses=DOCUMENT_PUT)
     def put(self, request):
         return self.replace(request)
 

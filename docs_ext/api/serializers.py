@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from elf_domain.limits import MAX_SOURCE_REF_BYTES
+from elf_kernel.api.json_object import JSONObjectField
 from elf_kernel.api.strict import StrictSerializer
 
 SCOPES = ("agent_private", "project_shared", "team_shared", "org_shared")
@@ -15,7 +17,8 @@ class DocPutBody(StrictSerializer):
     scope = serializers.ChoiceField(choices=SCOPES, help_text="team_shared is accepted for project_shared")
     title = serializers.CharField(required=False, allow_null=True, max_length=512)
     content = serializers.CharField(trim_whitespace=False, help_text="English text, at most docs.max_doc_bytes")
-    source_ref = serializers.JSONField(required=False, allow_null=True)
+    source_ref = JSONObjectField(max_bytes=MAX_SOURCE_REF_BYTES, required=False, allow_null=True,
+                                 help_text="Opaque JSON object, stored and returned as is.")
 
     def validate_scope(self, value):
         return SCOPE_ALIASES.get(value, value)

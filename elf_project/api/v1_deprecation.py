@@ -25,14 +25,16 @@ RESPONSE_HEADERS = [
 ]
 
 
-def v1_schema(*, operation_id: str, summary: str, successor: str, request=None, response=None, parameters=()):
-    """extend_schema for a v1 route: deprecated, its successor named, the deprecation headers described."""
+def v1_schema(*, operation_id: str, summary: str, successor: str, request=None, response=None, parameters=(),
+              errors=ERROR_RESPONSES):
+    """extend_schema for a v1 route: deprecated, its successor named, the deprecation headers described; ``errors``
+    are the successor's error responses."""
     return extend_schema(
         operation_id=operation_id, summary=summary, deprecated=True, tags=["v1 (deprecated)"],
         description=f"Deprecated v1 route (elf-memory-service-v1.md), served by the same services as its "
         f"successor, {successor}. Every response carries `Deprecation` and a `Link` to the successor.",
         parameters=[*parameters, *RESPONSE_HEADERS], request=request,
-        responses={200: response, **ERROR_RESPONSES},
+        responses={200: response, **errors},
     )
 
 

@@ -19,8 +19,8 @@ from rest_framework.response import Response
 from elf_domain.vocabulary import SEARCH_MODES
 from elf_kernel.api.validation import validated
 from elf_kernel.runtime import get_config
-from memory.api.events_views import add_event_body
-from memory.api.note_serializers import NoteListResponseSerializer
+from memory.api.events_views import EVENT_ERRORS, add_event_body
+from memory.api.note_serializers import NOTE_CHANGE_ERRORS, NoteListResponseSerializer
 from memory.api.notes_views import ingest_body, list_page, note_to_dict, patch_body
 from memory.services.note_changes import delete_note
 from search.api.views import search_body
@@ -47,7 +47,8 @@ class V1AddEventView(DeprecatedV1View):
     successor = "/v2/events/ingest"
 
     @v1_schema(operation_id="elf_v1_memory_add_event", summary="add_event (v1): one extractor call, evidence bound",
-               successor="POST /v2/events/ingest", request=s.V1AddEventBody, response=s.V1AddEventResponse)
+               successor="POST /v2/events/ingest", request=s.V1AddEventBody, response=s.V1AddEventResponse,
+               errors=EVENT_ERRORS)
     def post(self, request):
         data = validated(s.V1AddEventBody, request.data)
         outcome = add_event_body(v1_context(request, data), data)
@@ -91,7 +92,8 @@ class _OneNoteView(DeprecatedV1View):
 
 class V1UpdateView(_OneNoteView):
     @v1_schema(operation_id="elf_v1_memory_update", summary="update (v1): text, importance, confidence, ttl_days",
-               successor="PATCH /v2/notes/{note_id}", request=s.V1UpdateBody, response=s.V1UpdateResponse)
+               successor="PATCH /v2/notes/{note_id}", request=s.V1UpdateBody, response=s.V1UpdateResponse,
+               errors=NOTE_CHANGE_ERRORS)
     def post(self, request):
         data = validated(s.V1UpdateBody, request.data)
         self.note_id = data["note_id"]

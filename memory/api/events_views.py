@@ -11,7 +11,8 @@ from rest_framework.views import APIView
 from elf_infra.providers.factory import build_embedding
 from elf_kernel.api.schema_docs import CONTEXT_HEADERS
 from elf_kernel.api.validation import validated
-from elf_kernel.api.schema_docs import ERROR_RESPONSES
+from elf_kernel.api.schema_docs import error_responses
+from elf_domain.limits import MAX_PROFILE_VERSION
 from elf_kernel.context import RequestContext, context_from_request
 from elf_kernel.errors import InvalidRequest
 from elf_kernel.runtime import get_config
@@ -24,12 +25,14 @@ from .note_serializers import SCOPE_ALIASES, NoteResultSerializer
 from elf_kernel.api.strict import StrictSerializer
 
 MAX_MESSAGES = 100
+# add_event's own error status, beyond ERROR_RESPONSES (the v1 route answers it too).
+EVENT_ERRORS = error_responses({502: "The extractor provider failed or answered nothing usable (EXTRACTOR_FAILED)"})
 MAX_MESSAGE_CHARS = 16000
 
 
 class ProfileRefSerializer(StrictSerializer):
     id = serializers.CharField(max_length=128)
-    version = serializers.IntegerField(required=False, min_value=1)
+    version = serializers.IntegerField(required=False, min_value=1, max_value=MAX_PROFILE_VERSION)
 
 
 class EventMessageSerializer(StrictSerializer):
@@ -98,7 +101,7 @@ def add_event_body(ctx: RequestContext, data: dict) -> EventOutcome:
 class EventsIngestView(APIView):
     @extend_schema(summary="add_event: one extractor call, verbatim evidence for every kept note", operation_id="elf_events_ingest",
                    parameters=CONTEXT_HEADERS, request=EventIngestSerializer,
-                   responses={200: EventIngestResponseSerializer, 502: ERROR_RESPONSES[500], **ERROR_RESPONSES})
+                   responses={200: EventIngestResponseSerializer, **EVENT_ERRORS})
     def post(self, request):
         ctx = context_from_request(request)
         data = validated(EventIngestSerializer, request.data)

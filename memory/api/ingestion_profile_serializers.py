@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from elf_domain.limits import MAX_PROFILE_ID_CHARS
+from elf_domain.limits import MAX_PROFILE_ID_CHARS, MAX_PROFILE_VERSION
 from elf_kernel.api.strict import StrictSerializer
 
 
 class CreateProfileSerializer(StrictSerializer):
     profile_id = serializers.CharField(max_length=MAX_PROFILE_ID_CHARS)
     version = serializers.IntegerField(
-        min_value=1, required=False, help_text="Omitted: the next version of profile_id (1 for a new id)."
+        min_value=1, max_value=MAX_PROFILE_VERSION, required=False,
+        help_text="Omitted: the next version of profile_id (1 for a new id).",
     )
     profile = serializers.JSONField(
         help_text="schema_version 1 (optional); may set prompt_schema, prompt_system_template, "
@@ -24,13 +25,15 @@ class CreateProfileSerializer(StrictSerializer):
 
 
 class ProfileQuerySerializer(StrictSerializer):
-    version = serializers.IntegerField(min_value=1, required=False, help_text="Omitted: the latest version.")
+    version = serializers.IntegerField(min_value=1, max_value=MAX_PROFILE_VERSION, required=False,
+                                       help_text="Omitted: the latest version.")
 
 
 class SetDefaultSerializer(StrictSerializer):
     profile_id = serializers.CharField(max_length=MAX_PROFILE_ID_CHARS)
     version = serializers.IntegerField(
-        min_value=1, required=False, allow_null=True, help_text="Omitted or null: always the latest version."
+        min_value=1, max_value=MAX_PROFILE_VERSION, required=False, allow_null=True,
+        help_text="Omitted or null: always the latest version.",
     )
 
 

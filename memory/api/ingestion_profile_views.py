@@ -75,6 +75,7 @@ class IngestionProfileView(APIView):
     )
     def get(self, request, profile_id: str):
         ctx = context_from_request(request)
+        require_english([("$.path.profile_id", profile_id, IDENTIFIER)])  # what creating it required
         q = validated(s.ProfileQuerySerializer, request.query_params.dict(), "$.query")
         row = svc.get_profile(ctx, profile_id, q.get("version"), id_path="$.path.profile_id",
                               version_path="$.query.version")
@@ -90,6 +91,7 @@ class IngestionProfileVersionsView(APIView):
     )
     def get(self, request, profile_id: str):
         ctx = context_from_request(request)
+        require_english([("$.path.profile_id", profile_id, IDENTIFIER)])
         return Response({"profiles": [_summary(r) for r in svc.list_versions(ctx, profile_id)]})
 
 

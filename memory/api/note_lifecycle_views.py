@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
+from elf_kernel.api.schema_docs import CONTEXT_HEADERS
 from elf_kernel.api.validation import validated
 from elf_kernel.context import context_from_request
 from elf_kernel.runtime import get_config
@@ -21,7 +21,7 @@ class NoteDeprecateView(APIView):
         summary="Deprecate an owned note (kept and readable by id, no longer searched; purged after "
                 "lifecycle.purge_deprecated_after_days without a hit)",
         operation_id="elf_notes_deprecate", parameters=CONTEXT_HEADERS, request=s.DeprecateNoteSerializer,
-        responses={200: s.DeprecateResponseSerializer, **ERROR_RESPONSES},
+        responses={200: s.DeprecateResponseSerializer, **s.NOTE_CHANGE_ERRORS},
     )
     def post(self, request, note_id):
         data = validated(s.DeprecateNoteSerializer, request.data)

@@ -6,14 +6,21 @@ from datetime import datetime
 
 from rest_framework import serializers
 
-from elf_domain.limits import MAX_NOTES_PER_REQUEST
+from elf_domain.limits import MAX_NOTES_PER_REQUEST, MAX_SOURCE_REF_BYTES
+from elf_kernel.api.fraction import FractionField
+from elf_kernel.api.json_object import JSONObjectField
+from elf_kernel.api.schema_docs import error_responses
 from elf_kernel.api.strict import StrictSerializer
 
 MAX_TTL_DAYS = 36500
 MAX_KEY_CHARS = 128
-MAX_SOURCE_REF_BYTES = 16384
 SCOPE_ALIASES = {"team_shared": "project_shared"}
 
+
+# Error statuses of the operations that change one owned note, beyond ERROR_RESPONSES.
+NOTE_CHANGE_ERRORS = error_responses({409: "The note is not active (NOTE_NOT_ACTIVE)"})
+NOTE_MOVE_ERRORS = error_responses({409: "The note is not active (NOTE_NOT_ACTIVE), or the owner already has an active "
+                                         "note with its key in the target space (NOTE_KEY_CONFLICT)"})
 
 # The op of a note result (a named constant: the OpenAPI enum is pinned to it in settings).
 NOTE_OPS = ("ADD", "UPDATE", "NONE", "DELETE", "REJECTED")
@@ -68,21 +75,13 @@ class NoteInSerializer(StrictSerializer):
     type = serializers.CharField(help_text="preference|constraint|decision|profile|fact|plan")
     key = serializers.CharField(allow_null=True, required=False, max_length=MAX_KEY_CHARS)
     text = serializers.CharField(allow_blank=True, trim_whitespace=False)
-    importance = serializers.FloatField(min_value=0.0, max_value=1.0)
-    confidence = serializers.FloatField(min_value=0.0, max_value=1.0)
+    importance = FractionField()
+    confidence = FractionField()
     ttl_days = serializers.IntegerField(allow_null=True, required=False, min_value=0, max_value=MAX_TTL_DAYS)
     structured = StructuredSerializer(allow_null=True, required=False)
-    source_ref = serializers.JSONField(required=False, help_text="Opaque JSON object, stored and returned as is.")
+    source_ref = JSONObjectField(max_bytes=MAX_SOURCE_REF_BYTES, required=False,
+                                 help_text="Opaque JSON object, stored and returned as is.")
     write_policy = serializers.JSONField(required=False, help_text="supplement section 5: applied to text before the gates")
-
-    def validate_source_ref(self, value):
-        import json
-
-        if not isinstance(value, dict):
-            raise serializers.ValidationError("source_ref must be a JSON object.")
-        if len(json.dumps(value, ensure_ascii=False).encode()) > MAX_SOURCE_REF_BYTES:
-            raise serializers.ValidationError(f"source_ref must be at most {MAX_SOURCE_REF_BYTES} bytes as JSON.")
-        return value
 
 
 class IngestNotesSerializer(StrictSerializer):
@@ -137,8 +136,8 @@ class NoteListResponseSerializer(serializers.Serializer):
 
 class PatchNoteSerializer(StrictSerializer):
     text = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
-    importance = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
-    confidence = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
+    importance = FractionField(required=False)
+    confidence = FractionField(required=False)
     ttl_days = serializers.IntegerField(required=False, allow_null=True, min_value=-MAX_TTL_DAYS, max_value=MAX_TTL_DAYS)
 
 

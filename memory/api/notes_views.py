@@ -138,7 +138,7 @@ class NoteDetailView(APIView):
 
     @extend_schema(summary="Update text, importance, confidence or ttl_days of an owned note", operation_id="elf_notes_patch",
                    parameters=CONTEXT_HEADERS, request=s.PatchNoteSerializer,
-                   responses={200: s.NoteOpResponseSerializer, **ERROR_RESPONSES})
+                   responses={200: s.NoteOpResponseSerializer, **s.NOTE_CHANGE_ERRORS})
     def patch(self, request, note_id):
         ctx = context_from_request(request)
         data = validated(s.PatchNoteSerializer, request.data)

@@ -16,6 +16,7 @@ from elf_kernel.runtime import get_config
 from elf_domain.spaces import AGENT_PRIVATE, SCOPE_SPACES, scope_of_space
 from ..services import sharing
 from . import sharing_serializers as s
+from .note_serializers import NOTE_MOVE_ERRORS
 from elf_kernel.api.english_fields import IDENTIFIER, require_english
 
 SPACE_PARAM = OpenApiParameter("space", str, OpenApiParameter.PATH, enum=list(s.SPACES))
@@ -51,7 +52,7 @@ class NotePublishView(APIView):
     @extend_schema(
         summary="Publish an owned note to team_shared or org_shared (creates the space's project grant)",
         operation_id="elf_notes_publish", parameters=CONTEXT_HEADERS, request=s.PublishSerializer,
-        responses={200: s.PublishResponseSerializer, **ERROR_RESPONSES},
+        responses={200: s.PublishResponseSerializer, **NOTE_MOVE_ERRORS},
     )
     def post(self, request, note_id):
         ctx = context_from_request(request)
@@ -64,7 +65,7 @@ class NoteUnpublishView(APIView):
     @extend_schema(
         summary="Return a published note to agent_private", operation_id="elf_notes_unpublish",
         parameters=CONTEXT_HEADERS, request=s.PublishSerializer,
-        responses={200: s.PublishResponseSerializer, **ERROR_RESPONSES},
+        responses={200: s.PublishResponseSerializer, **NOTE_MOVE_ERRORS},
     )
     def post(self, request, note_id):
         ctx = context_from_request(request)

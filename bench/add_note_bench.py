@@ -4,8 +4,14 @@ Start the service first (`make run`), then run this with the same config. Notes 
 from the LoCoMo conversations (shared/benchmarks/locomo, beside the repository), written under a fresh
 tenant so repeated runs do not interfere. Prints plain lines with the numbers; each rate beside its floor
 (bench.add_note_floor: the same texts embedded in-process and the same rows inserted over one connection,
-measured in the same run just before), so the result is also a ratio; and the load average, since other
+measured in the same run just before the writes), so the result is also a ratio; and the load average, since other
 processes share the CPU.
+
+After the last write returns it waits until all the notes are searchable (the issue's target: 10k notes
+within 60 s of the last write) and prints "N notes searchable X s after the last write returned": searchable
+means the Qdrant count of the tenant's points (exact) has reached the number of chunks of its active notes in
+Postgres and a quick_find for the last note written returns it. Then --probes single notes on the idle queue
+are timed from add_note to their first appearance in a quick_find.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import uuid
 from collections import Counter
 from pathlib import Path
 
+import psycopg
 import requests
 
 from bench.add_note_floor import measure
@@ -78,59 +85,89 @@ def main(argv: list[str]) -> int:
     hdr = lambda i: {"X-ELF-Tenant-Id": tenant, "X-ELF-Project-Id": "bench", "X-ELF-Agent-Id": f"agent-{i % args.agents}"}
     note = lambda t: {"type": "fact", "text": t, "importance": 0.5, "confidence": 0.9}
     ops: Counter = Counter()
-    started = time.perf_counter()
 
     single, rest = texts[: args.single], texts[args.single :]
-    print(f"load average at start: {_load()}")
-    floor = measure(cfg, single, 1)
-    lat = []
+    print(f"load average at start: {load_average()}")
+    floor, batch_floor = measure(cfg, single, 1), (measure(cfg, rest, args.batch) if rest else None)
+    started = time.perf_counter()  # the first write
+    lat, last = [], None  # last: (headers, text, note_id) of the last note written
     for i, t in enumerate(single):
         t0 = time.perf_counter()
-        ops.update(r["op"] for r in _post(session, base, hdr(i), [note(t)]))
+        results = _post(session, base, hdr(i), [note(t)])
         lat.append(time.perf_counter() - t0)
+        ops.update(r["op"] for r in results)
+        last = (hdr(i), t, results[-1]["note_id"])
     rate = len(single) / sum(lat)
     print(f"add_note single (1 note/request, n={len(single)}): {rate:.1f} notes/s, "
-          f"p50={statistics.median(lat) * 1000:.1f} ms p95={sorted(lat)[int(len(lat) * 0.95) - 1] * 1000:.1f} ms | "
+          f"p50={statistics.median(lat) * 1000:.1f} ms p95={percentile(lat, 95) * 1000:.1f} ms | "
           f"{floor.describe(1)} | {rate / floor.rate:.2f} of the floor")
 
-    floor = measure(cfg, rest, args.batch)
-    t0 = time.perf_counter()
-    for j in range(0, len(rest), args.batch):
-        chunk = rest[j : j + args.batch]
-        ops.update(r["op"] for r in _post(session, base, hdr(j // args.batch), [note(t) for t in chunk]))
-    batch_s = time.perf_counter() - t0
+    if rest:
+        t0 = time.perf_counter()
+        for j in range(0, len(rest), args.batch):
+            chunk = rest[j : j + args.batch]
+            results = _post(session, base, hdr(j // args.batch), [note(t) for t in chunk])
+            ops.update(r["op"] for r in results)
+            last = (hdr(j // args.batch), chunk[-1], results[-1]["note_id"])
+        rate = len(rest) / (time.perf_counter() - t0)
+        print(f"add_note batched ({args.batch} notes/request, n={len(rest)}): {rate:.1f} notes/s | "
+              f"{batch_floor.describe(args.batch)} | {rate / batch_floor.rate:.2f} of the floor")
     ingest_done = time.perf_counter()
-    rate = len(rest) / batch_s
-    print(f"add_note batched ({args.batch} notes/request, n={len(rest)}): {rate:.1f} notes/s | "
-          f"{floor.describe(args.batch)} | {rate / floor.rate:.2f} of the floor")
     print(f"ops: {dict(ops)}")
 
-    from qdrant_client import QdrantClient, models
-
-    client = QdrantClient(url=cfg.storage.qdrant.url, timeout=30)
-    flt = models.Filter(must=[models.FieldCondition(key="tenant_id", match=models.MatchValue(value=tenant))])
-    expected = ops["ADD"]
-    deadline = time.monotonic() + args.timeout
-    count = 0
-    while time.monotonic() < deadline:
-        count = client.count(cfg.storage.qdrant.collection, count_filter=flt, exact=True).count
-        if count >= expected:
-            break
-        time.sleep(0.5)
+    notes, points, count, found = _wait_searchable(cfg, session, base, tenant, last, ingest_done + args.timeout)
     searchable = time.perf_counter()
-    print(f"searchable in qdrant: {count}/{expected} notes' points; {searchable - started:.1f} s from first ingest "
-          f"({searchable - ingest_done:.1f} s after the last ingest returned)")
-    if args.probes and count >= expected:
+    ok = count >= points and found
+    print(f"{notes} notes searchable {searchable - ingest_done:.1f} s after the last write returned "
+          f"({searchable - started:.1f} s after the first)" if ok else
+          f"NOT searchable {args.timeout:.0f} s after the last write returned: {count} of {points} points, "
+          f"last note {'found' if found else 'not found'}")
+    print(f"  checked by: the Qdrant count of the tenant's points (exact) reaching its {points} chunks in Postgres "
+          f"({notes} active notes), then a quick_find for the last note written returning it")
+    if args.probes and ok:
         lat = [_time_to_searchable(session, base, tenant, f"Probe {i} of run {tenant}: the zinc kite flies at dawn.")
                for i in range(args.probes)]
         print(f"ingest-to-searchable (one note, idle queue, n={len(lat)}): p50={percentile(lat, 50) * 1000:.0f} ms "
               f"p95={percentile(lat, 95) * 1000:.0f} ms max={max(lat) * 1000:.0f} ms")
-    print(f"load average at end: {_load()}")
-    return 0 if count >= expected else 1
+    print(f"load average at end: {load_average()}")
+    return 0 if ok else 1
 
 
-def _load() -> str:
+def load_average() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg()) + f" ({os.cpu_count()} CPUs)"
+
+
+def _wait_searchable(cfg, session, base: str, tenant: str, last, until: float) -> tuple[int, int, int, bool]:
+    """Poll until Qdrant holds a point for every chunk of the tenant's active notes and a quick_find for the
+    last note written returns it, or until ``until`` (perf_counter). Returns (active notes, their chunks,
+    points counted, last note found)."""
+    from qdrant_client import QdrantClient, models
+
+    with psycopg.connect(cfg.storage.postgres.dsn) as conn:
+        notes, points = conn.execute(
+            "SELECT count(DISTINCT n.note_id), count(*) FROM memory_notes n JOIN memory_note_chunks c "
+            "ON c.note_id = n.note_id WHERE n.tenant_id = %s AND n.status = 'active'", [tenant]).fetchone()
+    client = QdrantClient(url=cfg.storage.qdrant.url, timeout=30)
+    flt = models.Filter(must=[models.FieldCondition(key="tenant_id", match=models.MatchValue(value=tenant))])
+    headers, text, note_id = last
+    count, found = 0, False
+    try:
+        while time.perf_counter() < until:
+            count = client.count(cfg.storage.qdrant.collection, count_filter=flt, exact=True).count
+            if count >= points and (found := _finds(session, base, headers, text, note_id)):
+                break
+            time.sleep(0.2)
+    finally:
+        client.close()
+    return notes, points, count, found
+
+
+def _finds(session, base: str, headers: dict, text: str, note_id: str) -> bool:
+    """Whether a quick_find for ``text`` (in the writer's private notes) returns ``note_id``."""
+    r = session.post(f"{base}/v2/searches", json={"query": text, "mode": "quick_find", "top_k": 5},
+                     headers={**headers, "X-ELF-Read-Profile": "private_only"}, timeout=60)
+    r.raise_for_status()
+    return any(i["note_id"] == note_id for i in r.json()["items"])
 
 
 def _time_to_searchable(session, base: str, tenant: str, text: str, timeout: float = 60) -> float:
@@ -140,10 +177,7 @@ def _time_to_searchable(session, base: str, tenant: str, text: str, timeout: flo
     t0 = time.perf_counter()
     note_id = _post(session, base, headers, [{"type": "fact", "text": text, "importance": 0.5, "confidence": 0.9}])[0]["note_id"]
     while time.perf_counter() - t0 < timeout:
-        r = session.post(f"{base}/v2/searches", json={"query": text, "mode": "quick_find", "top_k": 5},
-                         headers=headers, timeout=60)
-        r.raise_for_status()
-        if any(i["note_id"] == note_id for i in r.json()["items"]):
+        if _finds(session, base, headers, text, note_id):
             return time.perf_counter() - t0
         time.sleep(0.02)
     raise RuntimeError(f"note {note_id} not searchable within {timeout} s")

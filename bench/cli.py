@@ -1,8 +1,11 @@
 """elf-bench: benchmark commands that print numbers.
 
     elf-bench -c elf.toml            every part against a running ELF, bounded in time and count:
-                                     add-note, search, concurrency, graph, docs, core-memory, acb (the embedder and
-                                     qdrant micro-benchmarks need no running service and are separate)
+                                     add-note (10k notes, until all are searchable), search (1k/10k/100k notes),
+                                     concurrency, graph, docs, core-memory, acb; add-note, search and concurrency
+                                     print each figure beside its floor, the same work done in-process in the same
+                                     run (the embedder and qdrant micro-benchmarks need no running service and are
+                                     separate)
     elf-bench NAME [options]         one part; elf-bench NAME --help for its options
 """
 
@@ -25,7 +28,7 @@ BENCHES = {
 }
 # What `elf-bench -c FILE` runs, in order, with bounded sizes (every part also caps its own waiting time).
 ALL = (
-    ("add-note", ["--notes", "3000", "--single", "300", "--batch", "50", "--timeout", "900", "--probes", "20"]),
+    ("add-note", ["--notes", "10000", "--single", "300", "--batch", "50", "--timeout", "900", "--probes", "20"]),
     ("search", ["--sizes", "1000,10000,100000", "--queries", "100"]),
     ("concurrency", ["--agents", "1,4,16,32", "--duration", "30", "--max-ops", "400"]),
     ("graph", ["--notes", "10000", "--facts", "20000", "--queries", "100"]),

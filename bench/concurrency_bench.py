@@ -7,12 +7,20 @@ sentence (probability --write-ratio) or a quick_find search with a LoCoMo questi
 every agent has made --max-ops requests, whichever comes first. Reported per level: requests/s, p50, p95
 and p99 latency overall and per kind, and the error count (any non-200 answer or transport error).
 Loopback targets only.
+
+Each level is printed beside its floor (bench.concurrency_floor), measured in this process before the
+levels: the unavoidable work of one add_note and one quick_find (embedding, Qdrant engine, Postgres), mixed
+as the agents mix them. At N agents the ceiling is min(N / wall, cores / CPU) requests/s (N requests in
+flight at most; the cores' CPU seconds per second) and the mean latency at least N / ceiling; measured
+throughput is printed as a share of the ceiling, the mean latency as a multiple of its bound. The ceiling is
+optimistic (no HTTP, Django, ranking, trace, indexing or client in it): a share near 1 is not reachable.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import threading
 import time
 import uuid
@@ -21,7 +29,8 @@ from dataclasses import dataclass, field
 
 import requests
 
-from bench.add_note_bench import LOCOMO, sentences
+from bench import concurrency_floor
+from bench.add_note_bench import LOCOMO, load_average, sentences
 from bench.stats import percentile
 from bench.target import loopback_base_url
 from elf_config import load_config
@@ -122,6 +131,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--max-ops", type=int, default=400, help="requests per agent per level (upper bound)")
     ap.add_argument("--write-ratio", type=float, default=0.3, help="share of requests that are add_note")
     ap.add_argument("--seed-notes", type=int, default=5, help="notes each agent writes before the level starts")
+    ap.add_argument("--floor-n", type=int, default=50, help="add_notes and quick_finds the in-process floor is "
+                    "measured on")
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
     try:
@@ -130,12 +141,17 @@ def main(argv: list[str]) -> int:
         ap.error(str(exc))
     requests.get(base + "/health", timeout=10).raise_for_status()
     texts, queries = sentences(5000), questions(2000)
+    floor, described = concurrency_floor.measure(cfg, texts, queries, args.write_ratio, args.floor_n)
+    print(f"load average {load_average()}\n{described}", flush=True)
     failed = False
     for n in (int(x) for x in args.agents.split(",")):
         r = run_level(base, n, texts, queries, args)
+        mean_ms = statistics.fmean(r["all"]) * 1000 if r["all"] else float("nan")
         print(f"concurrency {n:>2} agents: {r['throughput']:.1f} req/s over {r['seconds']:.1f} s, "
-              f"errors={len(r['errors'])}; all {_fmt(r['all'])}; write {_fmt(r['write'])}; search {_fmt(r['search'])}",
-              flush=True)
+              f"errors={len(r['errors'])}; all {_fmt(r['all'])} mean={mean_ms:.1f} ms; write {_fmt(r['write'])}; "
+              f"search {_fmt(r['search'])} | floor: ceiling {floor.ceiling(n):.1f} req/s (measured "
+              f"{r['throughput'] / floor.ceiling(n):.2f} of it), mean latency >= {floor.latency_ms(n):.1f} ms "
+              f"(measured {mean_ms / floor.latency_ms(n):.1f} x)", flush=True)
         for e in r["errors"][:5]:
             print(f"  error: {e}")
         failed |= bool(r["errors"])

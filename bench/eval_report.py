@@ -4,16 +4,11 @@ arms, side by side with deltas (B - A)."""
 from __future__ import annotations
 
 from .eval_metrics import METRICS
+from .stats import table as _table
 
 
 def _f(v: float | None, digits: int = 3) -> str:
     return "-" if v is None else f"{v:.{digits}f}"
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
-    return [fmt(header), "  ".join("-" * w for w in widths), *(fmt(r) for r in rows)]
 
 
 def _groups(arm: dict) -> list[tuple[str, int, dict]]:

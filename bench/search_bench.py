@@ -1,21 +1,30 @@
-"""elf-bench search -c elf.toml: search latency at growing note counts against a running ELF (`make run`).
+"""elf-bench search -c elf.toml: search latency at growing note counts against a running ELF (`make run`), each
+figure beside its floor.
 
 For each size (default 1k, 10k, 100k, cumulative under one fresh tenant) the notes are bulk-loaded the way
 the indexing worker would leave them: rows in memory_notes / memory_note_chunks / note_chunk_embeddings /
 note_embeddings (binary COPY) and one Qdrant point per note (dense + BM25). Texts are LoCoMo dialogue
-sentences; only the ~12k distinct sentences are embedded with the local model, and a note repeating a
-sentence gets that vector plus small Gaussian noise (re-normalised) and a distinct suffix, so 100k notes
-load in minutes instead of hours of embedding. Queries are LoCoMo questions, sent over HTTP to
-POST /v2/searches in both modes; server time comes from the Server-Timing header.
+sentences; only the distinct sentences (about 12k, fewer for small sizes) are embedded with the local model,
+and a note repeating a sentence gets that vector plus small Gaussian noise (re-normalised) and a distinct
+suffix, so 100k notes load in minutes instead of hours of embedding.
+
+Queries are LoCoMo questions, sent over HTTP to POST /v2/searches in both modes; every (size, mode) pass has
+questions of its own, so the service's query-vector cache never answers one. Server time is the
+`search;dur=` entry of the Server-Timing header, client time the loopback round trip. Right after each
+request the same query's floor is measured in this process (bench.search_floor: the query embedding, the
+Qdrant engine time of the same dense + BM25 batch on the same collection, the Postgres re-validation of its
+candidates), so each percentile is also printed as a ratio server / floor. One table per size, with the load
+average, since other processes share the CPU.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import statistics
+import sys
 import time
 import uuid
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import numpy as np
@@ -24,7 +33,9 @@ import requests
 from pgvector.psycopg import register_vector
 from qdrant_client import QdrantClient
 
-from bench.add_note_bench import LOCOMO, sentences
+from bench.add_note_bench import LOCOMO, load_average, sentences
+from bench.search_floor import WHAT, QueryFloor, SearchFloor, ratio
+from bench.stats import percentile, table
 from elf_infra.index import bm25
 from elf_infra.index.notes_collection import chunk_point, ensure_notes_collection
 from elf_infra.providers.local_embedder import LocalEmbedder
@@ -33,23 +44,27 @@ from elf_config import load_config
 
 NOISE = 0.02
 UPSERT_BATCH = 512
+WARM_UP = 5
+# The one caller every bulk-loaded note belongs to and every query is sent as.
+PROJECT, AGENT, READ_PROFILE = "bench", "agent-0", "private_only"
 
 
 def questions(n: int) -> list[str]:
+    """The first ``n`` distinct ASCII LoCoMo questions, in file order."""
     data = json.loads(LOCOMO.read_text())
-    qs = [qa["question"] for conv in data for qa in conv.get("qa", []) if qa.get("question", "").isascii()]
-    return qs[:n]
+    qs = dict.fromkeys(qa["question"] for conv in data for qa in conv.get("qa", []) if qa.get("question", "").isascii())
+    return list(qs)[:n]
 
 
 def _pct(values: list[float], p: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, max(0, round(p * len(values)) - 1))]
+    """The nearest-rank percentile of ``values`` for ``p`` in 0-1."""
+    return percentile(values, p * 100)
 
 
 class Loader:
-    def __init__(self, cfg, tenant: str):
+    def __init__(self, cfg, tenant: str, distinct: int = 20000):
         self.cfg, self.tenant = cfg, tenant
-        self.base = sentences(20000)
+        self.base = sentences(distinct)
         t0 = time.perf_counter()
         self.base_vecs = np.asarray(LocalEmbedder(cfg.providers.embedding.model).embed(self.base), dtype=np.float32)
         print(f"embedded {len(self.base)} distinct sentences in {time.perf_counter() - t0:.1f} s", flush=True)
@@ -82,7 +97,7 @@ class Loader:
                     cp.set_types(["uuid", "text", "text", "text", "text", "text", "text", "real", "real", "text",
                                   "timestamptz", "timestamptz", "text", "jsonb"])
                     for note_id, _, text, _ in rows:
-                        cp.write_row((note_id, self.tenant, "bench", "agent-0", "agent_private", "fact", text, 0.5, 0.9,
+                        cp.write_row((note_id, self.tenant, PROJECT, AGENT, "agent_private", "fact", text, 0.5, 0.9,
                                       "active", now, now, ev, psycopg.types.json.Jsonb({})))
                 with cur.copy("COPY memory_note_chunks (chunk_id, note_id, chunk_index, start_offset, end_offset, text, "
                               "embedding_version) FROM STDIN WITH (FORMAT BINARY)") as cp:
@@ -97,7 +112,7 @@ class Loader:
                             cp.write_row((chunk_id if key == "chunk_id" else note_id, ev, dim, vec))
         for b in range(0, len(rows), UPSERT_BATCH):
             points = [chunk_point(chunk_id=c, note_id=n, chunk_index=0, start_offset=0, end_offset=len(t.encode()),
-                                  tenant_id=self.tenant, project_id="bench", agent_id="agent-0", scope="agent_private",
+                                  tenant_id=self.tenant, project_id=PROJECT, agent_id=AGENT, scope="agent_private",
                                   note_type="fact", key=None, status="active", updated_at=now, expires_at=None,
                                   importance=0.5, confidence=0.9, embedding_version=ev, dense=v,
                                   bm25=bm25.embed_document(t))
@@ -117,40 +132,126 @@ class Loader:
         return time.perf_counter() - t0
 
 
-def run_queries(base: str, tenant: str, qs: list[str], mode: str) -> tuple[list[float], list[float]]:
+
+
+def timings(headers) -> dict[str, float]:
+    """The Server-Timing entries of a response, name -> dur (ms); entries without a dur are left out."""
+    out = {}
+    for entry in headers.get("Server-Timing", "").split(","):
+        name, *params = (part.strip() for part in entry.split(";"))
+        for key, _, value in (param.partition("=") for param in params):
+            if key == "dur" and name:
+                out[name] = float(value.strip('"'))
+    return out
+
+
+def server_ms(headers) -> float:
+    """The ``search`` entry of a response's Server-Timing header, read by name (other entries may surround it)."""
+    found = timings(headers)
+    if "search" not in found:
+        raise RuntimeError(f"no search;dur= entry in Server-Timing: {headers.get('Server-Timing')!r}")
+    return found["search"]
+
+
+@dataclass
+class Pass:
+    """One (size, mode) pass: per query the server and client times and the in-process floor."""
+
+    mode: str
+    server: list[float] = field(default_factory=list)
+    client: list[float] = field(default_factory=list)
+    floors: list[QueryFloor] = field(default_factory=list)
+    stages: dict[str, list[float]] = field(default_factory=dict)  # the other Server-Timing entries, by name
+
+    def row(self) -> list[str]:
+        floor = [f.total_ms for f in self.floors]
+        both = lambda v: f"{percentile(v, 50):.1f} / {percentile(v, 95):.1f}"  # noqa: E731
+        part = lambda attr: f"{percentile([getattr(f, attr) for f in self.floors], 50):.1f}"  # noqa: E731
+        share = lambda v: f"{ratio(v, floor, 50):.2f} / {ratio(v, floor, 95):.2f}"  # noqa: E731
+        return [self.mode, str(len(self.server)), both(self.server), both(self.client), part("embed_ms"),
+                part("qdrant_ms"), part("postgres_ms"), both(floor), share(self.server), share(self.client)]
+
+    def stage_line(self) -> str | None:
+        """The server's own steps (Server-Timing entries besides search and total), p50 each, if it sends them."""
+        if not self.stages:
+            return None
+        return f"  {self.mode} server steps p50 (Server-Timing): " + ", ".join(
+            f"{name} {percentile(ms, 50):.1f}" for name, ms in self.stages.items())
+
+
+HEADER = ["mode", "n", "server p50 / p95", "client p50 / p95", "embed", "qdrant", "pg", "floor p50 / p95",
+          "server/floor", "client/floor"]
+LEGEND = ("times in ms; embed, qdrant, pg: p50 of the floor's parts; x/floor: p50 over floor p50 / p95 over "
+          "floor p95")
+
+
+def run_pass(base: str, tenant: str, qs: list[str], mode: str, floor: SearchFloor | None) -> Pass:
+    """Each query over HTTP, then (with ``floor``) its floor in this process."""
     session = requests.Session()
-    hdr = {"X-ELF-Tenant-Id": tenant, "X-ELF-Project-Id": "bench", "X-ELF-Agent-Id": "agent-0",
-           "X-ELF-Read-Profile": "private_only"}
-    server, client = [], []
+    hdr = {"X-ELF-Tenant-Id": tenant, "X-ELF-Project-Id": PROJECT, "X-ELF-Agent-Id": AGENT,
+           "X-ELF-Read-Profile": READ_PROFILE}
+    out = Pass(mode)
     for q in qs:
         t0 = time.perf_counter()
         r = session.post(f"{base}/v2/searches", json={"query": q, "mode": mode}, headers=hdr, timeout=120)
-        client.append((time.perf_counter() - t0) * 1000)
+        out.client.append((time.perf_counter() - t0) * 1000)
         r.raise_for_status()
-        server.append(float(r.headers["Server-Timing"].split("dur=")[1]))
-    return server, client
+        out.server.append(server_ms(r.headers))
+        for name, ms in timings(r.headers).items():
+            if name not in ("search", "total"):
+                out.stages.setdefault(name, []).append(ms)
+        if floor is not None:
+            out.floors.append(floor.measure(q))
+    return out
+
+
+def query_sets(per_pass: int, passes: int) -> tuple[list[str], list[list[str]], bool]:
+    """Warm-up questions and ``passes`` sets of ``per_pass`` distinct questions, none shared; the flag says
+    whether there were too few questions and sets repeat some."""
+    need = WARM_UP + per_pass * passes
+    qs = questions(need)
+    repeats = len(qs) < need
+    qs = [qs[i % len(qs)] for i in range(need)]
+    return qs[:WARM_UP], [qs[WARM_UP + i * per_pass : WARM_UP + (i + 1) * per_pass] for i in range(passes)], repeats
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="elf-bench search", description=__doc__)
+    ap = argparse.ArgumentParser(prog="elf-bench search", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-c", "--config", required=True)
-    ap.add_argument("--sizes", default="1000,10000,100000")
-    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--sizes", default="1000,10000,100000", help="comma-separated note counts, cumulative")
+    ap.add_argument("--queries", type=int, default=100, help="questions per size and mode (distinct in each)")
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
-    base = loopback_base_url(cfg.service.http_bind)
+    try:
+        base = loopback_base_url(cfg.service.http_bind)
+    except ValueError as exc:
+        ap.error(str(exc))
     requests.get(base + "/health", timeout=10).raise_for_status()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    modes = ("quick_find", "planned_search")
     tenant = f"bench-{uuid.uuid4().hex[:8]}"
-    loader = Loader(cfg, tenant)
-    qs = questions(args.queries)
-    run_queries(base, tenant, qs[:5], "quick_find")  # warm-up: models loaded in the API workers
-    for size in (int(s) for s in args.sizes.split(",")):
-        load_s = loader.load_to(size)
-        green_s = loader.wait_green()
-        print(f"loaded {size} notes ({load_s:.1f} s load, {green_s:.1f} s until the index was optimized)", flush=True)
-        for mode in ("quick_find", "planned_search"):
-            server, client = run_queries(base, tenant, qs, mode)
-            print(f"search {mode} @ {size} notes (n={len(qs)}): server p50={statistics.median(server):.1f} ms "
-                  f"p95={_pct(server, 0.95):.1f} ms; client p50={statistics.median(client):.1f} ms "
-                  f"p95={_pct(client, 0.95):.1f} ms", flush=True)
+    loader = Loader(cfg, tenant, distinct=min(max(sizes), 20000))
+    warm, sets, repeats = query_sets(args.queries, len(sizes) * len(modes))
+    if repeats:
+        print("too few distinct LoCoMo questions: some repeat across passes, and the service's query-vector "
+              "cache may answer those", file=sys.stderr)
+    floor = SearchFloor(cfg, tenant=tenant, project=PROJECT, agent=AGENT, read_profile=READ_PROFILE)
+    try:
+        run_pass(base, tenant, warm, "quick_find", None)  # models loaded in the API workers
+        for size in sizes:
+            load_s = loader.load_to(size)
+            green_s = loader.wait_green()
+            print(f"loaded {size} notes ({load_s:.1f} s load, {green_s:.1f} s until the index was optimized)", flush=True)
+            passes = [run_pass(base, tenant, sets.pop(0), mode, floor) for mode in modes]
+            candidates = percentile([f.candidates for p in passes for f in p.floors], 50)
+            fresh = "some seen before" if repeats else "none seen before by the service"
+            print(f"\nsearch @ {size} notes, {args.queries} questions per mode, {fresh}; load average {load_average()}",
+                  flush=True)
+            print("\n".join(table(HEADER, [p.row() for p in passes])))
+            for line in filter(None, (p.stage_line() for p in passes)):
+                print(line)
+            print(f"{LEGEND}\n{WHAT}; candidates re-validated per query p50 {candidates}\n", flush=True)
+    finally:
+        floor.close()
     return 0

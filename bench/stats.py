@@ -1,4 +1,4 @@
-"""Latency statistics shared by the benchmark commands."""
+"""Latency statistics and the plain-text table shared by the benchmark commands."""
 
 from __future__ import annotations
 
@@ -13,3 +13,10 @@ def percentile(values: Sequence[float], p: float) -> float | None:
     ordered = sorted(values)
     rank = max(1, math.ceil(p / 100.0 * len(ordered)))
     return ordered[rank - 1]
+
+
+def table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """Lines of a plain-text table: the first column left-aligned, the others right-aligned."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+    return [fmt(header), "  ".join("-" * w for w in widths), *(fmt(r) for r in rows)]

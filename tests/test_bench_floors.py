@@ -1,0 +1,147 @@
+"""elf-bench's floors: the ratio and ceiling arithmetic, the Server-Timing parsing, and (against an isolated
+service with the local providers) the in-process search floor's re-validation query and the search,
+add-note and concurrency commands end to end at small sizes."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from bench.add_note_floor import Floor
+from bench.concurrency_floor import MixFloor, mix
+from bench.search_bench import AGENT, PROJECT, READ_PROFILE, Loader, query_sets, server_ms, timings
+from bench.search_floor import REVALIDATE, QueryFloor, SearchFloor, candidate_ids, ratio
+from bench.stats import table
+from tests.conftest import REPO, entry_point, use_local_providers
+
+
+def qf(embed: float, qdrant: float, pg: float, cpu: float | None = None) -> QueryFloor:
+    return QueryFloor(embed, embed if cpu is None else cpu, qdrant, pg, candidates=60)
+
+
+def test_a_query_floor_is_the_sum_of_its_parts_and_ratios_are_percentile_over_percentile():
+    floors = [qf(4.0, 1.0, 1.0), qf(5.0, 1.0, 2.0), qf(8.0, 2.0, 10.0)]
+    assert [f.total_ms for f in floors] == [6.0, 8.0, 20.0]
+    assert qf(4.0, 1.0, 1.0, cpu=7.0).cpu_ms == 9.0  # the embedding's CPU (several threads) replaces its wall time
+    server = [30.0, 12.0, 16.0]
+    assert ratio(server, [f.total_ms for f in floors], 50) == 16.0 / 8.0
+    assert ratio(server, [f.total_ms for f in floors], 95) == 30.0 / 20.0
+
+
+def test_candidates_are_as_many_distinct_ids_as_fusion_keeps():
+    assert candidate_ids(["a", "b", "c"], ["c", "d", "a", "e"], 4) == ["a", "b", "c", "d"]
+    assert candidate_ids(["a"], [], 60) == ["a"]
+
+
+def test_the_mix_ceiling_is_bounded_by_agents_then_by_cores():
+    write = Floor(embed_s=0.8, postgres_s=0.2, notes=100, embed_cpu_s=1.2)  # 10 ms wall, 14 ms CPU per note
+    search = [qf(5.0, 1.0, 1.0, cpu=8.0), qf(7.0, 1.0, 1.0, cpu=10.0)]  # 8 ms wall, 11 ms CPU on average
+    m = mix(write, search, write_ratio=0.25, cores=2)
+    assert m.wall_ms == pytest.approx(0.25 * 10 + 0.75 * 8)  # 8.5
+    assert m.cpu_ms == pytest.approx(0.25 * 14 + 0.75 * 11)  # 11.75
+    assert m.ceiling(1) == pytest.approx(1000 / 8.5)  # one agent: its requests one after the other
+    assert m.ceiling(32) == pytest.approx(2000 / 11.75)  # many: the cores' CPU
+    assert m.latency_ms(1) == pytest.approx(8.5)
+    assert m.latency_ms(32) == pytest.approx(32 * 11.75 / 2)  # Little's law at the ceiling
+    assert MixFloor(10.0, 10.0, 2).ceiling(2) == MixFloor(10.0, 10.0, 2).ceiling(3) == 200.0
+
+
+def test_server_timing_is_read_by_name_whatever_entries_surround_it():
+    assert server_ms({"Server-Timing": "search;dur=12.50"}) == 12.5
+    assert server_ms({"Server-Timing": "recall;dur=3.1, search;dur=20.25, pg;dur=1.0"}) == 20.25
+    assert server_ms({"Server-Timing": 'search;desc="all";dur=7'}) == 7.0
+    with pytest.raises(RuntimeError, match="search;dur="):
+        server_ms({"Server-Timing": "research;dur=5"})
+    with pytest.raises(RuntimeError):
+        server_ms({})
+    assert timings({"Server-Timing": "search;dur=9, embed;dur=4.5, trace, total;dur=9"}) == {
+        "search": 9.0, "embed": 4.5, "total": 9.0}
+
+
+def test_every_pass_gets_questions_of_its_own():
+    warm, sets, repeats = query_sets(50, 6)
+    assert len(warm) == 5 and [len(s) for s in sets] == [50] * 6 and not repeats
+    flat = warm + [q for s in sets for q in s]
+    assert len(set(flat)) == len(flat)
+    _, sets, repeats = query_sets(1000, 3)
+    assert repeats and all(len(s) == 1000 for s in sets)
+
+
+def test_table_aligns_columns():
+    lines = table(["mode", "p50"], [["quick_find", "1.5"], ["planned_search", "120.0"]])
+    assert lines[0] == "mode              p50"
+    assert lines[2] == "quick_find        1.5"
+    assert lines[3] == "planned_search  120.0"
+
+
+# --- against an isolated service -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def svc(isolated_services_module):
+    s = isolated_services_module("bench_floors", mutate=use_local_providers)
+    s.start_api()
+    s.start_worker()
+    return s
+
+
+def test_the_floor_revalidates_with_the_read_rule(svc):
+    tenant = "floor-t1"
+    Loader(svc.cfg, tenant, distinct=50).load_to(50)
+    floor = SearchFloor(svc.cfg, tenant=tenant, project=PROJECT, agent=AGENT, read_profile=READ_PROFILE)
+    try:
+        f = floor.measure("What did Caroline research?")
+        assert f.candidates == 50 and f.rows == 50  # every note is its one chunk, active and the caller's own
+        assert f.embed_ms > 0 and f.qdrant_ms > 0 and f.postgres_ms > 0
+        ids = [r[0] for r in floor.conn.execute("SELECT c.chunk_id FROM memory_note_chunks c JOIN memory_notes n "
+                                                "ON n.note_id = c.note_id WHERE n.tenant_id = %s", [tenant])]
+        rows = lambda **p: floor.conn.execute(REVALIDATE, {**floor.params, "chunks": ids, **p}).fetchall()  # noqa: E731
+        assert len(rows()) == 50
+        assert rows(agent="agent-1") == []  # another agent's private notes
+        assert rows(tenant="floor-t2") == []
+        floor.conn.execute("UPDATE memory_notes SET status = 'deleted' WHERE note_id = "
+                           "(SELECT note_id FROM memory_note_chunks WHERE chunk_id = %s)", [ids[0]])
+        floor.conn.execute("UPDATE memory_notes SET expires_at = now() - interval '1 day' WHERE note_id = "
+                           "(SELECT note_id FROM memory_note_chunks WHERE chunk_id = %s)", [ids[1]])
+        assert len(rows()) == 48
+    finally:
+        floor.close()
+
+
+def bench(svc, *args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    proc = subprocess.run([entry_point("elf-bench"), *args[:1], "-c", str(svc.config_path), *args[1:]],
+                          capture_output=True, text=True, timeout=timeout, cwd=REPO)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc
+
+
+def test_elf_bench_search_prints_each_mode_beside_its_floor(svc):
+    out = bench(svc, "search", "--sizes", "100,200", "--queries", "6").stdout
+    for size in (100, 200):
+        assert f"search @ {size} notes, 6 questions per mode" in out
+    rows = [line.split() for line in out.splitlines() if line.startswith(("quick_find ", "planned_search "))]
+    assert [r[0] for r in rows] == ["quick_find", "planned_search"] * 2
+    for r in rows:
+        # mode n server(p50 / p95) client(p50 / p95) embed qdrant pg floor(p50 / p95) server/floor client/floor
+        assert r[1] == "6" and len(r) == 20
+        server_p50, floor_p50, share_p50 = float(r[2]), float(r[11]), float(r[14])
+        assert floor_p50 > 0 and share_p50 == pytest.approx(server_p50 / floor_p50, rel=0.02, abs=0.01)
+    assert "Qdrant engine time" in out and "candidates re-validated per query p50 " in out
+
+
+def test_elf_bench_add_note_says_when_every_note_was_searchable(svc):
+    out = bench(svc, "add-note", "--notes", "60", "--single", "10", "--batch", "25", "--probes", "1").stdout
+    found = re.search(r"^(\d+) notes searchable [0-9.]+ s after the last write returned", out, re.M)
+    assert found and 50 <= int(found.group(1)) <= 60, out  # ADDs (a near-duplicate may be an UPDATE or NONE)
+    assert f"reaching its {found.group(1)} chunks in Postgres ({found.group(1)} active notes)" in out
+    assert "ingest-to-searchable (one note, idle queue, n=1)" in out
+
+
+def test_elf_bench_concurrency_prints_each_level_beside_its_ceiling(svc):
+    out = bench(svc, "concurrency", "--agents", "1,2", "--duration", "3", "--max-ops", "8", "--seed-notes", "1",
+                "--floor-n", "10").stdout
+    assert "floor per request, in this process (n=10 each)" in out
+    levels = [line for line in out.splitlines() if line.startswith("concurrency ")]
+    assert len(levels) == 2 and all("| floor: ceiling " in line and "errors=0" in line for line in levels)

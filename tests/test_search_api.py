@@ -225,6 +225,9 @@ def test_trace_failure_does_not_fail_search(svc):
     try:
         r = search(svc, mode="quick_find")
         assert r.status_code == 200 and r.json()["items"]
+        # the session is written in the trace's transaction: the failed trace insert did not take it along
+        sid = r.json()["search_id"]
+        assert requests.get(f"{svc.public}/v2/searches/{sid}", headers=headers(), timeout=10).status_code == 200
     finally:
         with psycopg.connect(svc.cfg.storage.postgres.dsn) as conn:
             conn.execute("ALTER TABLE search_trace_outbox_away RENAME TO search_trace_outbox")

@@ -13,9 +13,16 @@ With 0.8/0.2 and unstemmed words the reranker leaned on the weaker embedding and
 lexical evidence (LoCoMo recall@10 fell below quick_find's); see docs/benchmarks.md. The result is
 deterministic. It is an honest default, not a substitute for a real reranker: for that, point
 ``providers.rerank`` at an HTTP ``/rerank`` endpoint.
+
+The formula lives in ``embed_overlap_scores`` alone. ``LocalRerankProvider`` feeds it vectors it embeds
+itself (the query and every doc); planned_search does not call the provider: it feeds the same function the
+query vector recall already computed and the candidates' note vectors stored in Postgres
+(search.services.stored_rerank), so a search embeds no snippet.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -32,6 +39,29 @@ def content_terms(text: str) -> set[int]:
     return set(bm25.embed_query(text).indices)
 
 
+def embed_overlap_scores(query: str, query_vector: Sequence[float], docs: Sequence[str],
+                         doc_vectors: Sequence[Sequence[float]]) -> list[float]:
+    """``EMBEDDING_WEIGHT * cosine(query_vector, doc_vector) + LEXICAL_WEIGHT * overlap(query, doc)`` per doc,
+    aligned to ``docs`` (and ``doc_vectors``, one per doc). Vectors need not be unit length: cosine
+    normalises them (a zero vector has cosine 0)."""
+    if len(doc_vectors) != len(docs):
+        raise ValueError(f"{len(doc_vectors)} vectors for {len(docs)} docs")
+    if not docs:
+        return []
+    q = _unit(np.asarray([query_vector], dtype=np.float32))[0]
+    cosines = _unit(np.asarray(doc_vectors, dtype=np.float32)) @ q
+    query_terms = content_terms(query)
+    scores = []
+    for doc, cosine in zip(docs, cosines, strict=True):
+        overlap = len(query_terms & content_terms(doc)) / len(query_terms) if query_terms else 0.0
+        scores.append(EMBEDDING_WEIGHT * float(cosine) + LEXICAL_WEIGHT * overlap)
+    return scores
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
 class LocalRerankProvider:
     """``RerankProvider`` (``provider_id = "local"``) scoring with ``embedder`` plus lexical overlap."""
 
@@ -42,15 +72,9 @@ class LocalRerankProvider:
         self._embedder = embedder
 
     def rerank(self, query: str, docs: list[str]) -> list[float]:
-        """One score per doc, aligned to ``docs``; ``[]`` for no docs."""
+        """One score per doc, aligned to ``docs``; ``[]`` for no docs. Embeds the query and the docs in one
+        call."""
         if not docs:
             return []
-        vectors = np.asarray(self._embedder.embed([query, *docs]), dtype=np.float32)
-        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-        cosines = vectors[1:] @ vectors[0]
-        query_terms = content_terms(query)
-        scores = []
-        for doc, cosine in zip(docs, cosines, strict=True):
-            overlap = len(query_terms & content_terms(doc)) / len(query_terms) if query_terms else 0.0
-            scores.append(EMBEDDING_WEIGHT * float(cosine) + LEXICAL_WEIGHT * overlap)
-        return scores
+        query_vector, *doc_vectors = self._embedder.embed([query, *docs])
+        return embed_overlap_scores(query, query_vector, docs, doc_vectors)

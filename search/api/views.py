@@ -3,6 +3,8 @@ admin bind (POST /v2/admin/searches/raw). The pipeline is search.services.pipeli
 
 from __future__ import annotations
 
+import time
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -31,17 +33,20 @@ READ_PROFILE_HEADER = [OpenApiParameter(READ_PROFILE, str, OpenApiParameter.HEAD
                                         enum=list(READ_PROFILES))]
 
 
-def _search(request, serializer_cls, *, record_hits: bool | None):
-    """Validate, gate and run one search (record_hits None: from the body); the search service enqueues its trace."""
+def _search(request, serializer_cls, *, record_hits: bool | None, open_session: bool = False):
+    """Validate, gate and run one search (record_hits None: from the body); the search service enqueues its trace
+    (and opens the session when ``open_session``)."""
     ctx = context_from_request(request, require_read_profile=True)
     data = validated(serializer_cls, request.data)
-    req, out = search_body(ctx, data, record_hits=record_hits)
+    req, out = search_body(ctx, data, record_hits=record_hits, open_session=open_session)
     return ctx, req, out
 
 
-def search_body(ctx: RequestContext, data: dict, *, record_hits: bool | None) -> tuple[SearchRequest, SearchOutcome]:
+def search_body(ctx: RequestContext, data: dict, *, record_hits: bool | None,
+                open_session: bool = False) -> tuple[SearchRequest, SearchOutcome]:
     """Gate and run one search from a validated body (query, top_k, candidate_k, filter, mode) in ``ctx`` (its
-    read_profile set). Shared by the /v2 search routes and the deprecated POST /v1/memory/search."""
+    read_profile set); with ``open_session`` the outcome carries the new search session. Shared by the /v2
+    search routes and the deprecated POST /v1/memory/search."""
     require_english([("$.query", data["query"], NATURAL)])
     if not data["query"].strip():
         raise InvalidRequest("query must not be empty.", ["$.query"])
@@ -59,11 +64,17 @@ def search_body(ctx: RequestContext, data: dict, *, record_hits: bool | None) ->
         mode=data.get("mode", cfg.search.default_mode), filter_expr=expr, filter_raw=data.get("filter"),
         record_hits=data.get("record_hits", False) if record_hits is None else record_hits,
     )
-    return req, search(cfg=cfg, ctx=ctx, req=req)
+    return req, search(cfg=cfg, ctx=ctx, req=req, open_session=open_session)
 
 
-def _timed(response: Response, server_ms: float) -> Response:
-    response["Server-Timing"] = f"search;dur={server_ms:.2f}"
+def _timed(response: Response, out: SearchOutcome, started: float) -> Response:
+    """Server-Timing: ``search`` first, the view's whole time (what elf-bench reads), then the ms of each step
+    (embed, recall, validate, rerank, rank, and when they ran expand and hits: search.services.pipeline; session
+    and trace: search.services.search), then ``total`` (the same whole time). The steps never overlap, so they
+    sum to at most ``total``; the rest is request parsing, the gates and the response body."""
+    total = (time.perf_counter() - started) * 1000
+    entries = [("search", total), *out.timings.items(), ("total", total)]
+    response["Server-Timing"] = ", ".join(f"{name};dur={ms:.2f}" for name, ms in entries)
     return response
 
 
@@ -77,10 +88,9 @@ class SearchCreateView(APIView):
                    parameters=CONTEXT_HEADERS + READ_PROFILE_HEADER, request=s.SearchBodySerializer,
                    responses={200: s.SearchSessionSerializer, **ERROR_RESPONSES})
     def post(self, request):
-        ctx, req, out = _search(request, s.SearchBodySerializer, record_hits=False)
-        session = sessions.create_session(ctx=ctx, read_profile=req.read_profile, query=req.query,
-                                          trace_id=out.trace_id, outcome_items=out.items)
-        return _timed(Response(_session_body(session, session.items)), out.server_ms)
+        started = time.perf_counter()
+        _, _, out = _search(request, s.SearchBodySerializer, record_hits=False, open_session=True)
+        return _timed(Response(_session_body(out.session, out.session.items)), out, started)
 
 
 class SearchSessionView(APIView):
@@ -146,6 +156,7 @@ class RawSearchView(APIView):
                    parameters=CONTEXT_HEADERS + READ_PROFILE_HEADER, request=s.RawSearchBodySerializer,
                    responses={200: s.RawSearchResponseSerializer, **ERROR_RESPONSES})
     def post(self, request):
+        started = time.perf_counter()
         _, _, out = _search(request, s.RawSearchBodySerializer, record_hits=None)
         items = [{
             "result_handle": str(i.result_handle), "note_id": str(i.note.note_id), "chunk_id": str(i.chunk.chunk_id),
@@ -156,4 +167,4 @@ class RawSearchView(APIView):
             "expires_at": i.note.expires_at.isoformat() if i.note.expires_at else None,
             "final_score": i.ranked.final_score, "source_ref": i.note.source_ref, "explain": i.explain(),
         } for i in out.items]
-        return _timed(Response({"trace_id": str(out.trace_id), "items": items}), out.server_ms)
+        return _timed(Response({"trace_id": str(out.trace_id), "items": items}), out, started)

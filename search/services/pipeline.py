@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils import timezone
 
 from elf_config import ElfConfig
+from elf_config.rules import LOCAL_PROVIDER
 from elf_domain.vocabulary import SEARCH_MODES as MODES
 from elf_infra.providers.factory import build_embedding
 from elf_kernel.context import RequestContext
@@ -30,6 +33,7 @@ from ..domain.snippets import ChunkText, stitch_snippet
 from . import recall
 from .expansion import expand_query
 from .rerank import rerank_with_cache
+from .stored_rerank import stored_vector_rerank
 
 QUICK_FIND, PLANNED_SEARCH = MODES
 SNIPPET_MAX_BYTES = 2048
@@ -74,11 +78,33 @@ class SearchOutcome:
     stages: list[dict]
     server_ms: float
     fused: list[tuple[str, float]] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)  # ms per stage (Server-Timing), see _Stages.timed
+    session: Any = None  # the search session (search.models.SearchSession) when the search use case opened one
 
 
 class _Stages:
+    """The trace's stages of one search, and the wall time of its steps (``ms``, for Server-Timing)."""
+
+    TIMED = ("embed", "recall", "validate", "rerank", "rank")  # always reported, 0 when a step did nothing
+
     def __init__(self) -> None:
         self.stages: list[dict] = []
+        self.ms: dict[str, float] = dict.fromkeys(self.TIMED, 0.0)
+        self._open: list[float] = []  # per open ``timed`` block: the time its nested blocks took
+
+    @contextmanager
+    def timed(self, name: str) -> Iterator[None]:
+        """Add the block's wall time to ``ms[name]``, less the time of ``timed`` blocks nested in it, so the
+        entries never count the same millisecond twice (the embedding inside recall is ``embed``, not ``recall``)."""
+        started = time.perf_counter()
+        self._open.append(0.0)
+        try:
+            yield
+        finally:
+            elapsed = (time.perf_counter() - started) * 1000
+            self.ms[name] = self.ms.get(name, 0.0) + elapsed - self._open.pop()
+            if self._open:
+                self._open[-1] += elapsed
 
     def add(self, name: str, payload: dict, items: list[dict] | None = None) -> None:
         self.stages.append({"stage_order": len(self.stages) + 1, "stage_name": name, "stage_payload": payload,
@@ -109,26 +135,42 @@ def run_search(*, cfg: ElfConfig, ctx: RequestContext, req: SearchRequest) -> Se
     allowed = list(cfg.scopes.read_profiles[req.read_profile])
     limit = (search_filter.effective_candidate_k(req.candidate_k, req.top_k) if req.filter_expr is not None
              else req.candidate_k)
-    recall_queries = _recaller(cfg, ctx, allowed, limit)
-    mode, queries, hits = _expand_and_recall(cfg, req, recall_queries, stages)
-    fused = _fuse(cfg, req, hits, limit, stages)
-    cands = _revalidate(ctx, allowed, [cid for cid, _ in fused], stages)
-    _filter(req, limit, cands, stages)
-    snippets = _snippets(cands)
-    scores = _rerank(cfg, req, cands, snippets, stages)
-    items = _rank(cfg, req, cands, snippets, scores, dict(fused), stages)
-    if cfg.search.relation_context_on and items:
-        _relate(cfg, ctx, items)
+    with stages.timed("recall"):
+        recall_queries = _recaller(cfg, ctx, allowed, limit, stages)
+        mode, queries, hits = _expand_and_recall(cfg, req, recall_queries, stages)
+        fused = _fuse(cfg, req, hits, limit, stages)
+    with stages.timed("validate"):
+        cands = _revalidate(ctx, allowed, [cid for cid, _ in fused], stages)
+        _filter(req, limit, cands, stages)
+        snippets = _snippets(cands)
+    with stages.timed("rerank"):
+        scores = _rerank(cfg, ctx, req, cands, snippets, stages)
+    with stages.timed("rank"):
+        items = _rank(cfg, req, cands, snippets, scores, dict(fused), stages)
+        if cfg.search.relation_context_on and items:
+            _relate(cfg, ctx, items)
     if req.record_hits and items:
-        record_hits(req.query, [(i.note.note_id, i.chunk.chunk_id, i.ranked.final_score) for i in items])
+        with stages.timed("hits"):
+            record_hits(req.query, [(i.note.note_id, i.chunk.chunk_id, i.ranked.final_score) for i in items])
     return SearchOutcome(uuid.uuid4(), items, queries, mode, len(fused), stages.stages,
-                         (time.perf_counter() - started) * 1000, fused)
+                         (time.perf_counter() - started) * 1000, fused, stages.ms)
 
 
-def _recaller(cfg: ElfConfig, ctx: RequestContext, allowed: list[str], limit: int):
+class _TimedEmbedder:
+    """The embedding provider, its calls timed as the ``embed`` step (a query vector cache hit makes none)."""
+
+    def __init__(self, embedder, stages: _Stages):
+        self._embedder, self._stages = embedder, stages
+
+    def embed(self, texts: list[str]) -> list:
+        with self._stages.timed("embed"):
+            return self._embedder.embed(texts)
+
+
+def _recaller(cfg: ElfConfig, ctx: RequestContext, allowed: list[str], limit: int, stages: _Stages):
     """Step 6 bound to this request: queries -> per-query hits under the caller's payload filter."""
     handle = notes_index(cfg).handle  # ensured once per process, and again if Qdrant answers 404
-    embedder = build_embedding(cfg)
+    embedder = _TimedEmbedder(build_embedding(cfg), stages)
     flt = recall.payload_filter(ctx, allowed)
     context_description = recall.project_context(cfg, ctx)
     return lambda queries: handle.call(lambda client, collection: recall.recall(
@@ -158,7 +200,8 @@ def _expand_and_recall(cfg: ElfConfig, req: SearchRequest, recall_queries, stage
     else:
         expand = mode == "always"
     if expand:
-        result = expand_query(cfg, req.query)
+        with stages.timed("expand"):
+            result = expand_query(cfg, req.query)
         queries = result.queries or [req.query]
         expansion_info.update(expanded=True, cache_hit=result.cache_hit, llm_called=result.llm_called,
                               error=result.error)
@@ -231,21 +274,28 @@ def _snippets(cands: _Candidates) -> dict[str, str]:
             for cid in cands.valid}
 
 
-def _rerank(cfg: ElfConfig, req: SearchRequest, cands: _Candidates, snippets: dict[str, str],
+def _rerank(cfg: ElfConfig, ctx: RequestContext, req: SearchRequest, cands: _Candidates, snippets: dict[str, str],
             stages: _Stages) -> list[float] | None:
-    """Step 14: one rerank call with the original query (planned_search only), cached by candidate signature.
-    The cache key is the candidate set in chunk-id order, so the same candidates hit the cache whatever order
-    Qdrant returned them in; scores are mapped back to the retrieval order."""
+    """Step 14 (planned_search only), with the original query. The local reranker scores from the notes' stored
+    vectors and the query vector recall already has (stored_rerank: no embedding, no cache); any other provider
+    gets one rerank call, cached by candidate signature. The cache key is the candidate set in chunk-id order,
+    so the same candidates hit the cache whatever order Qdrant returned them in; scores are mapped back to the
+    retrieval order. The stage's ``method`` says which way was taken."""
     valid = cands.valid
     scores, rerank_info = None, {"skipped": req.mode == QUICK_FIND or not valid}
     if not rerank_info["skipped"]:
         ordered = sorted(valid)
-        signature = [(cid, cands.note_of(cid).updated_at.isoformat()) for cid in ordered]
-        rr = rerank_with_cache(cfg, req.query, [snippets[cid] for cid in ordered], signature)
+        docs = [snippets[cid] for cid in ordered]
+        if cfg.providers.rerank.provider_id == LOCAL_PROVIDER:
+            rr = stored_vector_rerank(cfg, query=req.query, context_description=recall.project_context(cfg, ctx),
+                                      note_ids=[cands.chunks[cid].note_id for cid in ordered], docs=docs)
+        else:
+            signature = [(cid, cands.note_of(cid).updated_at.isoformat()) for cid in ordered]
+            rr = rerank_with_cache(cfg, req.query, docs, signature)
         if rr.scores is not None:
             by_chunk = dict(zip(ordered, rr.scores))
             scores = [by_chunk[cid] for cid in valid]
-        rerank_info.update(cache_hit=rr.cache_hit, called=rr.called, error=rr.error)
+        rerank_info.update(rr.trace())
     stages.add("rerank", rerank_info, [{"chunk_id": cid, "metrics": {"rerank_score": s}}
                                        for cid, s in zip(valid, scores or [])])
     return scores

@@ -65,6 +65,17 @@ def project_context(cfg, ctx: RequestContext) -> str | None:
     return descriptions.get(f"{ctx.tenant_id}:{ctx.project_id}") or descriptions.get(ctx.project_id)
 
 
+def dense_input(query: str, context_description: str | None) -> str:
+    """The text embedded for ``query``'s dense search: the query, with the project context when there is one."""
+    return query + PROJECT_CONTEXT_SEPARATOR + context_description if context_description else query
+
+
+def query_vector(*, embedder, embedding_version: str, query: str, context_description: str | None) -> list:
+    """The vector recall searched ``query`` with, from the query vector cache: no embedding call when recall
+    embedded it in this process (one, cached, when it did not, e.g. an expansion without the original)."""
+    return QUERY_VECTORS.embed(embedder, embedding_version, [dense_input(query, context_description)])[0]
+
+
 @dataclass(frozen=True)
 class QueryHits:
     query: str
@@ -79,7 +90,7 @@ def recall(*, client, collection: str, embedder, embedding_version: str, queries
     """At most one embedding call for the queries' dense inputs (with the project context suffix) not in the
     query vector cache, BM25 on the raw query; per query one batch of a dense and a BM25 search (ids and scores
     only: Postgres holds what ranking reads), fused by normalised scores (search.domain.score_fusion)."""
-    dense_inputs = [q + PROJECT_CONTEXT_SEPARATOR + context_description if context_description else q for q in queries]
+    dense_inputs = [dense_input(q, context_description) for q in queries]
     vectors = QUERY_VECTORS.embed(embedder, embedding_version, dense_inputs)
     out = []
     for query, vec in zip(queries, vectors):

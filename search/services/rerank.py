@@ -4,6 +4,9 @@ Scores are cached per query and candidate signature ``[(chunk_id, note_updated_a
 note changes its updated_at and so the key, which keeps scores of stale snippets from being reused. A failed
 rerank call never fails the search: the result has no scores and says why, and the caller keeps the
 retrieval order.
+
+This is the path of HTTP rerank providers. planned_search with the local reranker does not come here: it
+scores with stored vectors (search.services.stored_rerank).
 """
 
 from __future__ import annotations
@@ -24,14 +27,29 @@ from elf_domain.cache_keys import rerank_cache_key
 log = logging.getLogger(__name__)
 
 
+METHOD_PROVIDER, METHOD_STORED_VECTORS = "provider", "stored_vectors"
+
+
 @dataclass(frozen=True)
 class RerankResult:
-    """``scores`` is aligned to the docs, or None when the provider failed (``error`` says why)."""
+    """``scores`` is aligned to the docs, or None when the provider failed (``error`` says why). ``method``:
+    ``provider`` (a rerank provider call or its cached scores, ``rerank_with_cache``) or ``stored_vectors``
+    (the local reranker's formula on stored note vectors, search.services.stored_rerank: never cached;
+    ``called`` then says the ``embedded_docs`` docs without a stored vector were embedded)."""
 
     scores: list[float] | None
     cache_hit: bool
     called: bool
     error: str | None = None
+    method: str = METHOD_PROVIDER
+    embedded_docs: int = 0
+
+    def trace(self) -> dict:
+        """The rerank stage's payload keys for this result."""
+        out = {"method": self.method, "cache_hit": self.cache_hit, "called": self.called, "error": self.error}
+        if self.method == METHOD_STORED_VECTORS:
+            out["embedded_docs"] = self.embedded_docs
+        return out
 
 
 def rerank_with_cache(

@@ -1,8 +1,10 @@
 """The search side of trace persistence: hand a trace payload over without ever failing the search.
 
 Outbox mode (default): a PENDING search_trace_outbox row in its own transaction (a savepoint when the
-caller is inside one), then, after commit, the ``traces.process_trace_outbox_row`` task. The worker's
-sweep picks up the row if the task is lost. Inline mode persists the trace right away.
+caller is inside one: the search use case writes it with the search session, one commit), then, after
+commit, the ``traces.process_trace_outbox_row`` task, sent by the process's publisher thread
+(elf_infra.index.dispatch), not by the request. The worker's sweep picks up the row if the task is lost.
+Inline mode persists the trace right away.
 """
 
 from __future__ import annotations

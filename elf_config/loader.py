@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from .rules import check_rules
-from .schema import ElfConfig
+from .schema import AUTO, AutoInt, ElfConfig
 
 
 class ConfigError(Exception):
@@ -141,6 +141,10 @@ def _parse_scalar(tp: Any, value: Any, key_path: str, problems: list[str]) -> An
         if isinstance(value, str):
             return value
         problems.append(f"{key_path} must be a string")
+    elif tp == AutoInt:
+        if value == AUTO or (isinstance(value, int) and not isinstance(value, bool)):
+            return value
+        problems.append(f'{key_path} must be an integer or "{AUTO}"')
     else:  # pragma: no cover - schema programming error
         raise TypeError(f"unsupported config type {tp!r} at {key_path}")
     return None

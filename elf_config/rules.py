@@ -9,6 +9,7 @@ from elf_domain.vocabulary import KNOWN_SCOPES, MEMORY_TYPES, RANKING_FORMULAS, 
 
 from .identifiers import ORG_PROJECT_ID, identifier_problem
 from .schema import AuthKeyConfig, ElfConfig
+from .sizing import sizing_problems
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 EXPANSION_MODES = ("off", "always", "dynamic")
@@ -72,6 +73,7 @@ def check_rules(cfg: ElfConfig) -> list[str]:
     _rate_limits(cfg, p)
     _context(cfg, p)
     _mcp(cfg, p)
+    p.extend(sizing_problems(cfg))
     if not cfg.stack.data_dir.strip():
         p.append("stack.data_dir must be a non-empty path")
     if not _url_ok(cfg.worker.broker_url, ("redis", "rediss")):

@@ -12,7 +12,7 @@ written to the template alone starts.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Literal, Optional, Union
 
 from elf_domain.vocabulary import RANK_BLEND
 
@@ -21,6 +21,13 @@ DEFAULT_OUTBOX_LEASE_SECONDS = 30.0
 DEFAULT_STACK_DATA_DIR = "var/stack"
 DEFAULT_BROKER_URL = "redis://127.0.0.1:6389/0"
 DEFAULT_SEARCH_MODE = "planned_search"
+# A count that may be "auto": derived from the cores this machine gives the process (elf_config.sizing).
+AUTO = "auto"
+AutoInt = Union[int, Literal["auto"]]
+# Sizing defaults (README, "Sizing"), measured on the 2-core reference machine.
+DEFAULT_API_THREADS = 4
+DEFAULT_WORKER_PREFETCH = 1
+DEFAULT_WORKER_NICE = 10
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,11 @@ class ServiceConfig:
     mcp_bind: str
     admin_bind: str
     log_level: str
+    # Not in the spec (README, "Sizing"): elf-api's gunicorn worker processes, the threads of each, and the local
+    # embedder's ONNX threads in each. Omitted: "auto", 4 and "auto".
+    api_workers: AutoInt = AUTO
+    api_threads: int = DEFAULT_API_THREADS
+    api_embed_threads: AutoInt = AUTO
 
 
 @dataclass(frozen=True)
@@ -68,10 +80,17 @@ class StackConfig:
 class WorkerConfig:
     """Celery (not in the spec): the broker URL the API and the worker share, and how long a claimed outbox
     row stays leased before another worker may take it over (a worker that died mid-job). Omitted: the
-    embedded stack's Redis (``DEFAULT_BROKER_URL``, the port elf-stack starts it on)."""
+    embedded stack's Redis (``DEFAULT_BROKER_URL``, the port elf-stack starts it on).
+
+    Sizing (README, "Sizing"): Celery pool processes, tasks each reserves ahead, the CPU niceness of the whole
+    worker (indexing yields the cores to requests) and the local embedder's ONNX threads per pool process."""
 
     broker_url: str = DEFAULT_BROKER_URL
     outbox_lease_seconds: Optional[float] = None  # omitted: DEFAULT_OUTBOX_LEASE_SECONDS
+    concurrency: AutoInt = AUTO
+    prefetch_multiplier: int = DEFAULT_WORKER_PREFETCH
+    nice: int = DEFAULT_WORKER_NICE
+    embed_threads: AutoInt = AUTO
 
     @property
     def lease_seconds(self) -> float:

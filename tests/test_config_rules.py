@@ -161,7 +161,8 @@ OPTIONAL = {
     "core_memory.inferred_min_confidence", "acb.bundle_retention_days", "ranking.formula",
     # Keys beyond the spec's section 1 template: documented defaults (tests/test_config_template.py checks them).
     "stack.data_dir", "worker.broker_url", "search.default_mode", "memory.policy.min_confidence",
-    "memory.policy.min_importance",
+    "memory.policy.min_importance", "service.api_workers", "service.api_threads", "service.api_embed_threads",
+    "worker.concurrency", "worker.prefetch_multiplier", "worker.nice", "worker.embed_threads",
 }
 
 

@@ -120,6 +120,9 @@ def test_strict_loader_loads_the_template_and_defaults_every_key_beyond_it(tmp_p
     assert Path(cfg.resolve_path(cfg.stack.data_dir)) == tmp_path / "var" / "stack"
     assert (cfg.worker.broker_url, cfg.worker.lease_seconds) == (DEFAULT_BROKER_URL, 30.0)
     assert cfg.search.default_mode == "planned_search"
+    assert (cfg.service.api_workers, cfg.service.api_threads, cfg.service.api_embed_threads) == ("auto", 4, "auto")
+    assert (cfg.worker.concurrency, cfg.worker.prefetch_multiplier, cfg.worker.nice, cfg.worker.embed_threads) == (
+        "auto", 1, 10, "auto")
     assert (cfg.memory.policy.min_confidence, cfg.memory.policy.min_importance) == (0.0, 0.0)
     assert not cfg.search.relation_context_on and not cfg.docs_enabled
     assert cfg.storage.qdrant.docs_collection_name == "mem_notes_v2_docs"

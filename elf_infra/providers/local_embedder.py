@@ -88,6 +88,18 @@ class MiniLMOnnxModel:
 
 _shared: tuple[int, MiniLMOnnxModel] | None = None
 _shared_lock = threading.Lock()
+_intra_op_threads = INTRA_OP_NUM_THREADS
+
+
+def set_intra_op_threads(n: int) -> None:
+    """The ONNX threads of this process's model from now on (elf-api and elf-worker set theirs from elf.toml,
+    README "Sizing"); a model this process already loaded is reloaded with them on its next use."""
+    global _shared, _intra_op_threads
+    if n < 1:
+        raise ValueError("intra-op threads must be at least 1")
+    with _shared_lock:
+        if n != _intra_op_threads:
+            _intra_op_threads, _shared = n, None
 
 
 def shared_model() -> MiniLMOnnxModel:
@@ -100,7 +112,7 @@ def shared_model() -> MiniLMOnnxModel:
     with _shared_lock:
         pid = os.getpid()
         if _shared is None or _shared[0] != pid:
-            model = MiniLMOnnxModel(intra_op_num_threads=INTRA_OP_NUM_THREADS, sub_batch_size=SUB_BATCH_SIZE)
+            model = MiniLMOnnxModel(intra_op_num_threads=_intra_op_threads, sub_batch_size=SUB_BATCH_SIZE)
             _shared = (pid, model)
         return _shared[1]
 

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 
 from gunicorn.app.base import BaseApplication
 
+from elf_config import ElfConfig
+from elf_config.sizing import Sizing, available_cores, resolve_sizing
 from elf_kernel.observability.multiprocess import use_multiprocess_dir, worker_exited
 
 from ..runtime import bootstrap
 from ..startup import prepare
+from .tuning import set_embed_threads
 
-# Two cores on the reference machine: two worker processes with a few threads each.
-API_WORKERS = 2
-API_THREADS = 4
 REQUEST_TIMEOUT_S = 120
 
 
@@ -33,6 +34,28 @@ class ElfApiServer(BaseApplication):
         return get_wsgi_application()
 
 
+def gunicorn_options(cfg: ElfConfig, sizing: Sizing, log_config: dict) -> dict:
+    """gunicorn's settings for elf-api: both binds, service.api_workers processes of service.api_threads
+    threads each (gthread: a thread per request, idle keep-alive connections wait in the poller, not a thread)."""
+    svc = cfg.service
+    return {
+        "bind": [svc.http_bind, svc.admin_bind],
+        "workers": sizing.api_workers,
+        "worker_class": "gthread",
+        "threads": sizing.api_threads,
+        "timeout": REQUEST_TIMEOUT_S,
+        "graceful_timeout": 10,
+        "loglevel": svc.log_level.lower(),
+        # gunicorn's own lines as JSON too; each request is logged once, by the request-id middleware
+        # (elf_kernel.observability.request_log), with no headers: credentials never reach the log.
+        "logconfig_dict": log_config,
+        "child_exit": worker_exited,
+        "preload_app": True,
+        "proc_name": "elf-api",
+        "control_socket_disable": True,  # no runtime control socket in $HOME: stop with SIGTERM
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="elf-api", description=__doc__)
     parser.add_argument("-c", "--config", required=True, help="path to elf.toml")
@@ -40,29 +63,17 @@ def main(argv: list[str] | None = None) -> int:
     # Before Django (and so prometheus_client) is loaded: the gunicorn workers share one metrics directory.
     use_multiprocess_dir()
     cfg = bootstrap(args.config)
+    sizing = resolve_sizing(cfg, available_cores())
+    set_embed_threads(sizing.api_embed_threads)  # before the workers fork: each loads its model with these
+    logging.getLogger("elf.api").info(
+        "elf-api: %d workers x %d threads, %d ONNX threads each (%d cores)",
+        sizing.api_workers, sizing.api_threads, sizing.api_embed_threads, available_cores(),
+    )
     if prepare(cfg, prog=parser.prog, migrate=True, index=True):
         return 1
     from django.conf import settings
 
-    svc = cfg.service
-    ElfApiServer(
-        {
-            "bind": [svc.http_bind, svc.admin_bind],
-            "workers": API_WORKERS,
-            "worker_class": "gthread",
-            "threads": API_THREADS,
-            "timeout": REQUEST_TIMEOUT_S,
-            "graceful_timeout": 10,
-            "loglevel": svc.log_level.lower(),
-            # gunicorn's own lines as JSON too; each request is logged once, by the request-id middleware
-            # (elf_kernel.observability.request_log), with no headers: credentials never reach the log.
-            "logconfig_dict": settings.LOGGING,
-            "child_exit": worker_exited,
-            "preload_app": True,
-            "proc_name": "elf-api",
-            "control_socket_disable": True,  # no runtime control socket in $HOME: stop with SIGTERM
-        }
-    ).run()
+    ElfApiServer(gunicorn_options(cfg, sizing, settings.LOGGING)).run()
     return 0
 
 

@@ -1,0 +1,194 @@
+"""Process sizing (README, "Sizing"): the [service] and [worker] keys that size elf-api and elf-worker, what
+"auto" resolves to, the gunicorn and Celery settings derived from them, and the worker's lower CPU priority
+seen from outside its processes."""
+
+from __future__ import annotations
+
+import copy
+import os
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from elf_config import ConfigError, load_config
+from elf_config.sizing import Sizing, resolve_sizing
+from elf_config.toml_writer import dumps
+from tests.conftest import REPO
+
+EXAMPLE = tomllib.loads((REPO / "elf.toml.example").read_text())
+
+
+def _load(tmp_path, service: dict | None = None, worker: dict | None = None, pool: int | None = None):
+    data = copy.deepcopy(EXAMPLE)
+    data["service"].update(service or {})
+    data["worker"].update(worker or {})
+    if pool is not None:
+        data["storage"]["postgres"]["pool_max_conns"] = pool
+    path = tmp_path / "elf.toml"
+    path.write_text(dumps(data))
+    return load_config(path)
+
+
+def test_omitted_keys_are_auto_and_resolve_from_the_cores(tmp_path):
+    cfg = _load(tmp_path)
+    assert (cfg.service.api_workers, cfg.service.api_threads, cfg.service.api_embed_threads) == ("auto", 4, "auto")
+    assert (cfg.worker.concurrency, cfg.worker.prefetch_multiplier, cfg.worker.nice, cfg.worker.embed_threads) == (
+        "auto", 1, 10, "auto")
+    # One gunicorn worker per core with one ONNX thread each; one Celery process per two cores with two.
+    assert resolve_sizing(cfg, 2) == Sizing(api_workers=2, api_threads=4, api_embed_threads=1, worker_concurrency=1,
+                                            worker_prefetch=1, worker_nice=10, worker_embed_threads=2)
+    assert resolve_sizing(cfg, 1) == Sizing(1, 4, 1, 1, 1, 10, 1)
+    assert resolve_sizing(cfg, 8) == Sizing(8, 4, 1, 4, 1, 10, 2)
+
+
+def test_explicit_values_are_used_and_auto_threads_follow_the_explicit_process_counts(tmp_path):
+    cfg = _load(tmp_path, {"api_workers": 1, "api_threads": 8}, {"concurrency": 3, "prefetch_multiplier": 2, "nice": 0})
+    assert resolve_sizing(cfg, 4) == Sizing(api_workers=1, api_threads=8, api_embed_threads=2, worker_concurrency=3,
+                                            worker_prefetch=2, worker_nice=0, worker_embed_threads=1)
+    cfg = _load(tmp_path, {"api_embed_threads": 3}, {"embed_threads": 4})
+    sizing = resolve_sizing(cfg, 2)
+    assert (sizing.api_embed_threads, sizing.worker_embed_threads) == (3, 4)
+
+
+@pytest.mark.parametrize(
+    ("service", "worker", "message"),
+    [
+        ({"api_workers": 0}, {}, 'service.api_workers must be "auto" or an integer in the range [1, 64]'),
+        ({"api_workers": "many"}, {}, 'service.api_workers must be an integer or "auto"'),
+        ({"api_workers": True}, {}, 'service.api_workers must be an integer or "auto"'),
+        ({"api_embed_threads": 17}, {}, 'service.api_embed_threads must be "auto" or an integer in the range [1, 16]'),
+        ({"api_threads": 0}, {}, "service.api_threads must be in the range [1, 64]"),
+        ({"api_threads": "auto"}, {}, "service.api_threads must be an integer"),
+        ({"api_threads": 11}, {}, "service.api_threads (11) must not exceed storage.postgres.pool_max_conns (10)"),
+        ({}, {"concurrency": -1}, 'worker.concurrency must be "auto" or an integer in the range [1, 64]'),
+        ({}, {"embed_threads": 0}, 'worker.embed_threads must be "auto" or an integer in the range [1, 16]'),
+        ({}, {"prefetch_multiplier": 0}, "worker.prefetch_multiplier must be in the range [1, 16]"),
+        ({}, {"nice": 20}, "worker.nice must be in the range [0, 19]"),
+        ({}, {"nice": -5}, "worker.nice must be in the range [0, 19]"),
+    ],
+)
+def test_invalid_sizing_stops_start_up_naming_the_key(tmp_path, service, worker, message):
+    with pytest.raises(ConfigError) as err:
+        _load(tmp_path, service, worker)
+    assert any(message in p for p in err.value.problems), err.value.problems
+
+
+def test_gunicorn_options_follow_the_config(tmp_path):
+    from elf_project.entrypoints.api import gunicorn_options
+
+    cfg = _load(tmp_path, {"api_workers": 3, "api_threads": 6})
+    opts = gunicorn_options(cfg, resolve_sizing(cfg, 2), {"version": 1})
+    assert opts["bind"] == [cfg.service.http_bind, cfg.service.admin_bind]
+    assert (opts["workers"], opts["threads"], opts["worker_class"]) == (3, 6, "gthread")
+    assert opts["logconfig_dict"] == {"version": 1} and opts["preload_app"] is True
+
+
+def test_celery_worker_options_follow_the_config(tmp_path):
+    from elf_project.entrypoints.worker import worker_options
+
+    cfg = _load(tmp_path, worker={"concurrency": 3, "prefetch_multiplier": 4})
+    opts = worker_options(cfg, resolve_sizing(cfg, 2))
+    assert (opts["concurrency"], opts["prefetch_multiplier"], opts["beat"]) == (3, 4, True)
+
+
+def test_set_embed_threads_reloads_the_model_with_that_many_onnx_threads(monkeypatch):
+    from elf_infra.providers import local_embedder
+    from elf_project.entrypoints.tuning import set_embed_threads
+
+    loads = []
+
+    class CountingModel(local_embedder.MiniLMOnnxModel):
+        def __init__(self, **kwargs):
+            loads.append(kwargs["intra_op_num_threads"])
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr(local_embedder, "MiniLMOnnxModel", CountingModel)
+    monkeypatch.setattr(local_embedder, "_shared", None)
+    monkeypatch.setattr(local_embedder, "_intra_op_threads", 2)
+    first = local_embedder.shared_model()
+    set_embed_threads(1)
+    second = local_embedder.shared_model()
+    assert loads == [2, 1] and second is not first
+    set_embed_threads(1)  # unchanged: the loaded model stays
+    assert local_embedder.shared_model() is second and loads == [2, 1]
+    with pytest.raises(ValueError):
+        set_embed_threads(0)
+
+
+def test_entry_points_give_numpy_no_blas_thread_pool():
+    """Whatever the environment says, a process that imports the entry points runs numpy without OpenBLAS's
+    per-core thread pool (one thread in all here, the main one)."""
+    code = "import os, elf_project.entrypoints.worker, numpy; print(len(os.listdir('/proc/self/task')))"
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "4", "OMP_NUM_THREADS": "4"}
+    bare = subprocess.run([sys.executable, "-c", "import os, numpy; print(len(os.listdir('/proc/self/task')))"],
+                          env=env, capture_output=True, text=True, cwd=REPO, check=True)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=REPO, check=True)
+    assert int(bare.stdout) > 1  # the check can fail: without the entry points, OpenBLAS starts its pool
+    assert int(out.stdout) == 1
+
+
+# --- live: the worker's priority seen from /proc ----------------------------------------------------------
+
+
+def _stat(pid: int, tid: int | None = None) -> list[str]:
+    path = f"/proc/{pid}/task/{tid}/stat" if tid else f"/proc/{pid}/stat"
+    text = open(path).read()
+    return text[text.rindex(")") + 2 :].split()  # fields from the 3rd (state) on
+
+
+def _nice(pid: int, tid: int | None = None) -> int:
+    return int(_stat(pid, tid)[16])  # field 19 of proc(5): nice
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                if int(_stat(int(d))[1]) == pid:
+                    out.append(int(d))
+            except (OSError, ValueError):
+                continue
+    return out
+
+
+def _thread_nices(pid: int) -> set[int]:
+    nices = set()
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            nices.add(_nice(pid, int(tid)))
+        except OSError:
+            continue
+    return nices
+
+
+def test_worker_runs_every_process_and_thread_at_its_niceness_and_the_api_does_not(isolated_services):
+    def sizing(data):
+        data["worker"].update(nice=7, concurrency=2)
+        data["service"].update(api_workers=3, api_threads=2)
+
+    s = isolated_services("sizing", sizing)
+    s.start_api()
+    worker = s.start_worker()
+    main = worker.proc.pid
+    children = _children(main)
+    # Celery's pool processes (worker.concurrency) and the embedded beat, all forked after the priority change.
+    assert len(children) == 3, children
+    for pid in [main, *children]:
+        assert _nice(pid) == 7
+        assert _thread_nices(pid) == {7}, (pid, _thread_nices(pid))
+    assert "nice 7" in worker.output()
+    # Started in a session of its own (as setsid does), the worker lowers its session's autogroup too, else the
+    # kernel would share the cores between the API's session and the worker's whatever the threads' niceness.
+    if os.path.exists("/proc/sys/kernel/sched_autogroup_enabled") and open(
+            "/proc/sys/kernel/sched_autogroup_enabled").read().strip() == "1":
+        assert open(f"/proc/{main}/autogroup").read().split()[-1] == "7"
+        assert open(f"/proc/{s.api.proc.pid}/autogroup").read().split()[-1] == "0"
+
+    api_workers = _children(s.api.proc.pid)
+    assert len(api_workers) == 3, api_workers  # service.api_workers
+    for pid in [s.api.proc.pid, *api_workers]:
+        assert _thread_nices(pid) == {0}
+    assert "3 workers x 2 threads" in s.api.output()

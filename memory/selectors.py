@@ -60,8 +60,9 @@ def owned_notes(ctx: RequestContext) -> QuerySet[MemoryNote]:
     return MemoryNote.objects.filter(tenant_id=ctx.tenant_id, agent_id=ctx.agent_id).filter(_visible_homes(ctx))
 
 
-def not_expired(qs: QuerySet[MemoryNote]) -> QuerySet[MemoryNote]:
-    return qs.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
+def not_expired(qs: QuerySet[MemoryNote], *, now=None) -> QuerySet[MemoryNote]:
+    """Notes without an expiry or expiring after ``now`` (default: the current time)."""
+    return qs.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now or timezone.now()))
 
 
 def list_notes(

@@ -23,8 +23,8 @@ from elf_infra.providers.factory import build_embedding
 from elf_kernel.context import RequestContext
 from graph.selectors.relation_context import relation_context
 from memory.indexing.index import notes_index
-from memory.models import MemoryNote, MemoryNoteChunk, NoteStatus
-from memory.selectors import not_expired, readable_notes
+from memory.models import MemoryNote, MemoryNoteChunk
+from memory.selectors_search import revalidated_chunks
 from memory.services.hits import record_hits
 
 from ..domain import ranking, search_filter
@@ -230,12 +230,11 @@ def _fuse(cfg: ElfConfig, req: SearchRequest, hits, limit: int, stages: _Stages)
 
 def _revalidate(ctx: RequestContext, allowed: list[str], chunk_ids: list[str], stages: _Stages) -> _Candidates:
     """Step 10: Postgres re-validation (status, TTL, scope, agent, grants) through the one read rule, in one
-    round trip that also brings every chunk of the surviving notes (steps 12-13 stitch snippets from them)."""
-    alive = not_expired(readable_notes(ctx, scopes=allowed).filter(
-        status=NoteStatus.ACTIVE, chunks__chunk_id__in=chunk_ids)).values("note_id")
+    round trip that also brings every chunk of the surviving notes (steps 12-13 stitch snippets from them).
+    ``revalidated_chunks`` runs the rule's SQL compiled once per scope list (no queryset built per request)."""
     wanted = set(chunk_ids)
     chunks, notes, texts = {}, {}, {}
-    for c in MemoryNoteChunk.objects.select_related("note").filter(note_id__in=alive):
+    for c in revalidated_chunks(ctx, allowed, chunk_ids):
         texts.setdefault(c.note_id, {})[c.chunk_index] = ChunkText(c.start_offset, c.end_offset, c.text)
         notes.setdefault(c.note_id, c.note)
         if str(c.chunk_id) in wanted:

@@ -1,0 +1,76 @@
+"""Search re-validation through the one read rule (``selectors.readable_notes``), without building the rule's
+queryset on every request: the rule's SQL is compiled once per scope list for a probe context whose values are
+unique placeholders, and each call binds the caller's values in their place. The rule takes no branch on the
+context's values (only its shape), so the compiled SQL is the rule's for every caller; a placeholder the rule
+used in any other form than as-is fails the compilation (no silent widening)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone as dt_timezone
+from functools import lru_cache
+
+from django.db import connection
+from django.db.models.expressions import RawSQL
+from django.utils import timezone
+
+from elf_kernel.context import RequestContext
+
+from .models import MemoryNote, MemoryNoteChunk, NoteStatus
+from .selectors import not_expired, readable_notes
+
+_PROBE = RequestContext(tenant_id="\x00tenant", project_id="\x00project", agent_id="\x00agent", read_profile=None)
+_PROBE_NOW = datetime(1, 1, 1, 0, 0, 0, 424242, tzinfo=dt_timezone.utc)
+_PROBE_CHUNKS = ["\x00chunks"]  # bound by identity: the recalled chunk ids, one array parameter
+_NOTE_FIELDS = MemoryNote._meta.concrete_fields  # the note's primary key first
+_CHUNK_FIELDS = tuple(f.attname for f in MemoryNoteChunk._meta.concrete_fields)
+
+
+@lru_cache(maxsize=32)
+def _compiled(scopes: tuple[str, ...]) -> tuple[str, tuple]:
+    """SQL and parameter template of: every chunk of the active, unexpired notes the probe may read (under
+    ``scopes``) that hold one of the recalled chunks, each with its note's columns."""
+    recalled = RawSQL("SELECT note_id FROM memory_note_chunks WHERE chunk_id = ANY(%s::uuid[])", (_PROBE_CHUNKS,))
+    alive = not_expired(readable_notes(_PROBE, scopes=scopes).filter(status=NoteStatus.ACTIVE), now=_PROBE_NOW)
+    alive = alive.filter(note_id__in=recalled).values("note_id")
+    columns = [f"note__{f.attname}" for f in _NOTE_FIELDS] + list(_CHUNK_FIELDS)
+    sql, params = MemoryNoteChunk.objects.filter(note_id__in=alive).values_list(*columns).query.sql_with_params()
+    placeholders = {_PROBE.tenant_id, _PROBE.project_id, _PROBE.agent_id, _PROBE_NOW}
+    used = {p for p in params if isinstance(p, (str, datetime)) and p in placeholders}
+    stray = [p for p in params if isinstance(p, str) and "\x00" in p and p not in placeholders]
+    if used != placeholders or stray or sum(p is _PROBE_CHUNKS for p in params) != 1:
+        raise RuntimeError("the read rule no longer compiles to a context-independent query")
+    return sql, tuple(params)
+
+
+def _bind(template: tuple, ctx: RequestContext, now: datetime, chunk_ids: list[str]) -> list:
+    values = {_PROBE.tenant_id: ctx.tenant_id, _PROBE.project_id: ctx.project_id, _PROBE.agent_id: ctx.agent_id,
+              _PROBE_NOW: now}
+    return [[uuid.UUID(c) for c in chunk_ids] if p is _PROBE_CHUNKS
+            else values.get(p, p) if isinstance(p, (str, datetime)) else p for p in template]
+
+
+def revalidated_chunks(ctx: RequestContext, scopes, chunk_ids: list[str]) -> list[MemoryNoteChunk]:
+    """Every chunk of the notes that hold one of ``chunk_ids`` and that the caller may read now (the read rule,
+    active, not expired, under ``scopes``), each with its note loaded (one instance per note): one round trip."""
+    if not chunk_ids:
+        return []
+    sql, template = _compiled(tuple(scopes))
+    with connection.cursor() as cur:
+        cur.execute(sql, _bind(template, ctx, timezone.now(), chunk_ids))
+        rows = cur.fetchall()
+    n = len(_NOTE_FIELDS)
+    decoders = [(i, f) for i, f in enumerate(_NOTE_FIELDS) if hasattr(f, "from_db_value")]
+    notes: dict = {}
+    chunks = []
+    for row in rows:
+        note = notes.get(row[0])
+        if note is None:
+            values = list(row[:n])
+            for i, f in decoders:
+                values[i] = f.from_db_value(values[i], None, connection)
+            note = notes[row[0]] = MemoryNote.from_db(connection.alias, None, values)
+        chunk = MemoryNoteChunk.from_db(connection.alias, _CHUNK_FIELDS, row[n:])
+        MemoryNoteChunk.note.field.set_cached_value(chunk, note)
+        chunks.append(chunk)
+    return chunks

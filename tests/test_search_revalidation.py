@@ -1,0 +1,98 @@
+"""memory.selectors_search.revalidated_chunks (search step 10) returns exactly what the read rule
+(readable_notes + not_expired, active) allows, for every caller and scope list, from its compiled SQL."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from elf_domain.spaces import ORG_PROJECT_ID
+from elf_kernel.context import RequestContext
+from memory.models import MemoryNote, MemoryNoteChunk, MemorySpaceGrant
+from memory.selectors import not_expired, readable_notes
+from memory.selectors_search import revalidated_chunks
+
+pytestmark = pytest.mark.django_db
+
+ALL_SCOPES = ("agent_private", "project_shared", "org_shared")
+
+
+def _note(tenant, agent, scope, *, project="p1", status="active", expires_in=None, chunks=2) -> MemoryNote:
+    now = timezone.now()
+    note = MemoryNote.objects.create(
+        tenant_id=tenant, project_id=ORG_PROJECT_ID if scope == "org_shared" else project, agent_id=agent,
+        scope=scope, type="fact", key=None, text="Fact: revalidation.", importance=0.5, confidence=0.5,
+        status=status, created_at=now, updated_at=now, embedding_version="local:x:384", source_ref={"k": [1]},
+        expires_at=None if expires_in is None else now + expires_in)
+    for i in range(chunks):
+        MemoryNoteChunk.objects.create(note=note, chunk_index=i, start_offset=i * 10, end_offset=i * 10 + 10,
+                                       text=f"chunk {i}", embedding_version="local:x:384")
+    return note
+
+
+def _grant(tenant, owner, kind, grantee=None, *, scope="project_shared", project="p1", revoked=False):
+    now = timezone.now()
+    MemorySpaceGrant.objects.create(
+        tenant_id=tenant, project_id=ORG_PROJECT_ID if scope == "org_shared" else project, scope=scope,
+        space_owner_agent_id=owner, grantee_kind=kind, grantee_agent_id=grantee, granted_by_agent_id=owner,
+        granted_at=now, revoked_at=now if revoked else None, revoked_by_agent_id=owner if revoked else None)
+
+
+def _orm_rule(ctx, scopes, chunk_ids) -> set:
+    return set(not_expired(readable_notes(ctx, scopes=list(scopes)).filter(
+        status="active", chunks__chunk_id__in=chunk_ids)).values_list("note_id", flat=True))
+
+
+def test_revalidated_chunks_match_the_read_rule_for_every_caller_and_scope_list():
+    t = "t-reval-" + uuid.uuid4().hex[:8]
+    other_t = t + "-other"
+    notes = [
+        _note(t, "a1", "agent_private"), _note(t, "a2", "agent_private"), _note(t, "a1", "project_shared"),
+        _note(t, "a2", "project_shared"), _note(t, "a3", "project_shared"), _note(t, "a4", "project_shared"),
+        _note(t, "a2", "org_shared"), _note(t, "a3", "org_shared"), _note(t, "a2", "project_shared", project="p2"),
+        _note(t, "a1", "agent_private", status="deleted"), _note(t, "a1", "agent_private", expires_in=timedelta(days=-1)),
+        _note(t, "a1", "agent_private", expires_in=timedelta(days=1)), _note(other_t, "a1", "agent_private"),
+        _note(other_t, "a2", "project_shared"),
+    ]
+    _grant(t, "a2", "project")  # a2's project space: every agent of p1
+    _grant(t, "a3", "agent", "a1")  # a3's project space: a1 only
+    _grant(t, "a4", "project", revoked=True)
+    _grant(t, "a2", "project", scope="org_shared")
+    _grant(other_t, "a2", "project")
+    chunk_ids = [str(c) for c in MemoryNoteChunk.objects.filter(
+        note__in=notes, chunk_index=1).values_list("chunk_id", flat=True)]
+    seen = []
+    for ctx in (RequestContext(t, "p1", "a1", None), RequestContext(t, "p1", "a5", None),
+                RequestContext(t, "p2", "a1", None), RequestContext(other_t, "p1", "a1", None)):
+        for scopes in (ALL_SCOPES, ("project_shared",), ("agent_private", "org_shared")):
+            chunks = revalidated_chunks(ctx, scopes, chunk_ids)
+            got = {c.note_id for c in chunks}
+            assert got == _orm_rule(ctx, scopes, chunk_ids), (ctx, scopes)
+            assert len(chunks) == 2 * len(got)  # every chunk of each surviving note
+            seen.append(len(got))
+    assert seen[0] == 6  # a1: own private, own unexpired private, own shared, a2 shared, a3 (agent grant), a2 org
+    assert 0 in seen and max(seen) > min(seen)
+
+
+def test_revalidated_chunks_are_loaded_models_with_their_note_in_one_query():
+    t = "t-reval-" + uuid.uuid4().hex[:8]
+    note = _note(t, "a1", "agent_private", chunks=3)
+    ids = [str(c.chunk_id) for c in note.chunks.all()]
+    ctx = RequestContext(t, "p1", "a1", None)
+    created_at = MemoryNote.objects.get(pk=note.pk).created_at
+    assert revalidated_chunks(ctx, ALL_SCOPES, []) == []
+    with CaptureQueriesContext(connection) as q:
+        chunks = revalidated_chunks(ctx, ALL_SCOPES, ids[:1])
+        assert {str(c.chunk_id) for c in chunks} == set(ids)
+        assert len({id(c.note) for c in chunks}) == 1
+        loaded = chunks[0].note
+        assert (loaded.note_id, loaded.source_ref, loaded.created_at, loaded.hit_count) == (
+            note.note_id, {"k": [1]}, created_at, 0)
+        assert sorted((c.chunk_index, c.start_offset, c.text) for c in chunks)[2] == (2, 20, "chunk 2")
+    assert len(q) == 1
+    assert not loaded._state.adding

@@ -63,11 +63,12 @@ def main(argv: list[str] | None = None) -> int:
     # Before Django (and so prometheus_client) is loaded: the gunicorn workers share one metrics directory.
     use_multiprocess_dir()
     cfg = bootstrap(args.config)
-    sizing = resolve_sizing(cfg, available_cores())
+    cores = available_cores()
+    sizing = resolve_sizing(cfg, cores)
     set_embed_threads(sizing.api_embed_threads)  # before the workers fork: each loads its model with these
     logging.getLogger("elf.api").info(
         "elf-api: %d workers x %d threads, %d ONNX threads each (%d cores)",
-        sizing.api_workers, sizing.api_threads, sizing.api_embed_threads, available_cores(),
+        sizing.api_workers, sizing.api_threads, sizing.api_embed_threads, cores,
     )
     if prepare(cfg, prog=parser.prog, migrate=True, index=True):
         return 1

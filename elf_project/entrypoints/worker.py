@@ -64,14 +64,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-c", "--config", required=True, help="path to elf.toml")
     args = parser.parse_args(argv)
     cfg = bootstrap(args.config)
-    sizing = resolve_sizing(cfg, available_cores())
+    cores = available_cores()
+    sizing = resolve_sizing(cfg, cores)
     # First, before the database pool, Celery or onnxruntime start threads: every thread and process of the
     # worker inherits the lower priority, so the API's requests win the cores while a write burst is indexed.
     nice = lower_priority(sizing.worker_nice)
     set_embed_threads(sizing.worker_embed_threads)
     logging.getLogger("elf.worker").info(
         "elf-worker: %d processes, prefetch %d, nice %d, %d ONNX threads each (%d cores)",
-        sizing.worker_concurrency, sizing.worker_prefetch, nice, sizing.worker_embed_threads, available_cores(),
+        sizing.worker_concurrency, sizing.worker_prefetch, nice, sizing.worker_embed_threads, cores,
     )
     if prepare(cfg, prog=parser.prog, migrate=False, index=True):
         return 1

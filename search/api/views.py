@@ -33,13 +33,13 @@ READ_PROFILE_HEADER = [OpenApiParameter(READ_PROFILE, str, OpenApiParameter.HEAD
                                         enum=list(READ_PROFILES))]
 
 
-def _search(request, serializer_cls, *, record_hits: bool | None, open_session: bool = False):
+def _search(request, serializer_cls, *, record_hits: bool | None, open_session: bool = False) -> SearchOutcome:
     """Validate, gate and run one search (record_hits None: from the body); the search service enqueues its trace
     (and opens the session when ``open_session``)."""
     ctx = context_from_request(request, require_read_profile=True)
     data = validated(serializer_cls, request.data)
-    req, out = search_body(ctx, data, record_hits=record_hits, open_session=open_session)
-    return ctx, req, out
+    _, out = search_body(ctx, data, record_hits=record_hits, open_session=open_session)
+    return out
 
 
 def search_body(ctx: RequestContext, data: dict, *, record_hits: bool | None,
@@ -89,7 +89,7 @@ class SearchCreateView(APIView):
                    responses={200: s.SearchSessionSerializer, **ERROR_RESPONSES})
     def post(self, request):
         started = time.perf_counter()
-        _, _, out = _search(request, s.SearchBodySerializer, record_hits=False, open_session=True)
+        out = _search(request, s.SearchBodySerializer, record_hits=False, open_session=True)
         return _timed(Response(_session_body(out.session, out.session.items)), out, started)
 
 
@@ -157,7 +157,7 @@ class RawSearchView(APIView):
                    responses={200: s.RawSearchResponseSerializer, **ERROR_RESPONSES})
     def post(self, request):
         started = time.perf_counter()
-        _, _, out = _search(request, s.RawSearchBodySerializer, record_hits=None)
+        out = _search(request, s.RawSearchBodySerializer, record_hits=None)
         items = [{
             "result_handle": str(i.result_handle), "note_id": str(i.note.note_id), "chunk_id": str(i.chunk.chunk_id),
             "chunk_index": i.chunk.chunk_index, "start_offset": i.chunk.start_offset, "end_offset": i.chunk.end_offset,

@@ -19,6 +19,8 @@ from typing import TypeVar
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
+from .points_query import PointsQuery
+
 QDRANT_TIMEOUT_S = 10
 T = TypeVar("T")
 Ensure = Callable[[QdrantClient, str], None]  # creates or checks the collection (and its payload indexes)
@@ -41,6 +43,7 @@ def is_unavailable(exc: Exception) -> bool:
 class CollectionHandle:
     def __init__(self, url: str, collection: str, ensure: Ensure):
         self.client = QdrantClient(url=url, timeout=QDRANT_TIMEOUT_S)
+        self.points = PointsQuery(url, QDRANT_TIMEOUT_S)  # the search's batch query, without qdrant-client's stack
         self.collection = collection
         self._ensure = ensure
         self._ensured = False

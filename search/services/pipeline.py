@@ -169,12 +169,13 @@ class _TimedEmbedder:
 
 def _recaller(cfg: ElfConfig, ctx: RequestContext, allowed: list[str], limit: int, stages: _Stages):
     """Step 6 bound to this request: queries -> per-query hits under the caller's payload filter."""
-    handle = notes_index(cfg).handle  # ensured once per process, and again if Qdrant answers 404
+    handle = notes_index(cfg).handle  # ensured once per process, and again if Qdrant answers 404; the query
+    # itself goes through the handle's plain-HTTP ``points`` (elf_infra.index.points_query)
     embedder = _TimedEmbedder(build_embedding(cfg), stages)
     flt = recall.payload_filter(ctx, allowed)
     context_description = recall.project_context(cfg, ctx)
-    return lambda queries: handle.call(lambda client, collection: recall.recall(
-        client=client, collection=collection, embedder=embedder, embedding_version=cfg.embedding_version,
+    return lambda queries: handle.call(lambda _client, collection: recall.recall(
+        client=handle.points, collection=collection, embedder=embedder, embedding_version=cfg.embedding_version,
         queries=queries, flt=flt, limit=limit, context_description=context_description))
 
 

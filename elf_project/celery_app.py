@@ -22,10 +22,11 @@ def configure(cfg: ElfConfig) -> Celery:
             "memory-lifecycle-gc": {
                 "task": "memory.lifecycle_gc", "schedule": crontab(minute=0), "options": {"expires": 3000.0},
             },
-            # Search traces: persist queued traces every 5 s; retention (expired traces, candidates, settled
-            # outbox rows) and expired llm_cache entries at a quarter past every hour, away from the lifecycle GC.
+            # Search traces: every second a sweep persists the traces searches queued (a search sends no task of
+            # its own: traces.services.enqueue); retention (expired traces, candidates, settled outbox rows) and
+            # expired llm_cache entries at a quarter past every hour, away from the lifecycle GC.
             "traces-sweep-outbox": {
-                "task": "traces.sweep_trace_outbox", "schedule": 5.0, "options": {"expires": 5.0},
+                "task": "traces.sweep_trace_outbox", "schedule": 1.0, "options": {"expires": 1.0},
             },
             "traces-retention-cleanup": {
                 "task": "traces.retention_cleanup", "schedule": crontab(minute=15), "options": {"expires": 3000.0},

@@ -10,31 +10,36 @@ import uuid
 from datetime import datetime, timezone as dt_timezone
 from functools import lru_cache
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.models import OuterRef, Subquery
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from elf_kernel.context import RequestContext
 
-from .models import MemoryNote, MemoryNoteChunk, NoteStatus
+from .models import FieldKind, MemoryNote, MemoryNoteChunk, MemoryNoteField, NoteStatus
 from .selectors import not_expired, readable_notes
 
 _PROBE = RequestContext(tenant_id="\x00tenant", project_id="\x00project", agent_id="\x00agent", read_profile=None)
 _PROBE_NOW = datetime(1, 1, 1, 0, 0, 0, 424242, tzinfo=dt_timezone.utc)
 _PROBE_CHUNKS = ["\x00chunks"]  # bound by identity: the recalled chunk ids, one array parameter
 _NOTE_FIELDS = MemoryNote._meta.concrete_fields  # the note's primary key first
-_CHUNK_FIELDS = tuple(f.attname for f in MemoryNoteChunk._meta.concrete_fields)
+# What a search reads of a chunk (its position and text); its note comes with it, the rest stays deferred.
+_CHUNK_FIELDS = ("chunk_id", "note_id", "chunk_index", "start_offset", "end_offset", "text")
 
 
 @lru_cache(maxsize=32)
 def _compiled(scopes: tuple[str, ...]) -> tuple[str, tuple]:
     """SQL and parameter template of: every chunk of the active, unexpired notes the probe may read (under
-    ``scopes``) that hold one of the recalled chunks, each with its note's columns."""
+    ``scopes``) that hold one of the recalled chunks, each with its note's columns and its note's structured
+    summary (memory_note_fields, null when it has none)."""
     recalled = RawSQL("SELECT note_id FROM memory_note_chunks WHERE chunk_id = ANY(%s::uuid[])", (_PROBE_CHUNKS,))
     alive = not_expired(readable_notes(_PROBE, scopes=scopes).filter(status=NoteStatus.ACTIVE), now=_PROBE_NOW)
     alive = alive.filter(note_id__in=recalled).values("note_id")
-    columns = [f"note__{f.attname}" for f in _NOTE_FIELDS] + list(_CHUNK_FIELDS)
-    sql, params = MemoryNoteChunk.objects.filter(note_id__in=alive).values_list(*columns).query.sql_with_params()
+    columns = [f"note__{f.attname}" for f in _NOTE_FIELDS] + list(_CHUNK_FIELDS) + ["note_summary"]
+    summary = MemoryNoteField.objects.filter(note_id=OuterRef("note_id"), field_kind=FieldKind.SUMMARY).values("text")
+    sql, params = (MemoryNoteChunk.objects.filter(note_id__in=alive).annotate(note_summary=Subquery(summary[:1]))
+                   .values_list(*columns).query.sql_with_params())
     placeholders = {_PROBE.tenant_id, _PROBE.project_id, _PROBE.agent_id, _PROBE_NOW}
     used = {p for p in params if isinstance(p, (str, datetime)) and p in placeholders}
     stray = [p for p in params if isinstance(p, str) and "\x00" in p and p not in placeholders]
@@ -52,14 +57,16 @@ def _bind(template: tuple, ctx: RequestContext, now: datetime, chunk_ids: list[s
 
 def revalidated_chunks(ctx: RequestContext, scopes, chunk_ids: list[str]) -> list[MemoryNoteChunk]:
     """Every chunk of the notes that hold one of ``chunk_ids`` and that the caller may read now (the read rule,
-    active, not expired, under ``scopes``), each with its note loaded (one instance per note): one round trip."""
+    active, not expired, under ``scopes``), each with its note loaded (one instance per note) and annotated
+    with ``field_summary`` (its structured summary or None, what a search session lists): one round trip."""
     if not chunk_ids:
         return []
     sql, template = _compiled(tuple(scopes))
-    with connection.cursor() as cur:
+    conn = connections[DEFAULT_DB_ALIAS]  # the thread's connection, looked up once (not per row)
+    with conn.cursor() as cur:
         cur.execute(sql, _bind(template, ctx, timezone.now(), chunk_ids))
         rows = cur.fetchall()
-    n = len(_NOTE_FIELDS)
+    n, alias = len(_NOTE_FIELDS), conn.alias
     decoders = [(i, f) for i, f in enumerate(_NOTE_FIELDS) if hasattr(f, "from_db_value")]
     notes: dict = {}
     chunks = []
@@ -68,9 +75,10 @@ def revalidated_chunks(ctx: RequestContext, scopes, chunk_ids: list[str]) -> lis
         if note is None:
             values = list(row[:n])
             for i, f in decoders:
-                values[i] = f.from_db_value(values[i], None, connection)
-            note = notes[row[0]] = MemoryNote.from_db(connection.alias, None, values)
-        chunk = MemoryNoteChunk.from_db(connection.alias, _CHUNK_FIELDS, row[n:])
+                values[i] = f.from_db_value(values[i], None, conn)
+            note = notes[row[0]] = MemoryNote.from_db(alias, None, values)
+            note.field_summary = row[-1]
+        chunk = MemoryNoteChunk.from_db(alias, _CHUNK_FIELDS, row[n:-1])
         MemoryNoteChunk.note.field.set_cached_value(chunk, note)
         chunks.append(chunk)
     return chunks

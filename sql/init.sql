@@ -7,3 +7,4 @@ CREATE EXTENSION IF NOT EXISTS vector;
 \ir schema_version.sql
 \ir migrations/0001_baseline.sql
 \ir migrations/0002_tenant_indexes.sql
+\ir migrations/0003_trace_payload_storage.sql

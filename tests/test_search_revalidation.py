@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from elf_domain.spaces import ORG_PROJECT_ID
 from elf_kernel.context import RequestContext
-from memory.models import MemoryNote, MemoryNoteChunk, MemorySpaceGrant
+from memory.models import FieldKind, MemoryNote, MemoryNoteChunk, MemoryNoteField, MemorySpaceGrant
 from memory.selectors import not_expired, readable_notes
 from memory.selectors_search import revalidated_chunks
 
@@ -96,3 +96,16 @@ def test_revalidated_chunks_are_loaded_models_with_their_note_in_one_query():
         assert sorted((c.chunk_index, c.start_offset, c.text) for c in chunks)[2] == (2, 20, "chunk 2")
     assert len(q) == 1
     assert not loaded._state.adding
+
+
+def test_revalidated_notes_carry_their_structured_summary_for_the_session_index():
+    t = "t-reval-" + uuid.uuid4().hex[:8]
+    summarised, plain = _note(t, "a1", "agent_private"), _note(t, "a1", "agent_private")
+    MemoryNoteField.objects.create(note=summarised, field_kind=FieldKind.FACT, item_index=0, text="a fact, not it")
+    MemoryNoteField.objects.create(note=summarised, field_kind=FieldKind.SUMMARY, item_index=0, text="The short form.")
+    ids = [str(c.chunk_id) for n in (summarised, plain) for c in n.chunks.all()]
+    with CaptureQueriesContext(connection) as q:
+        chunks = revalidated_chunks(RequestContext(t, "p1", "a1", None), ALL_SCOPES, ids)
+    assert len(q) == 1
+    assert {c.note.note_id: c.note.field_summary for c in chunks} == {
+        summarised.note_id: "The short form.", plain.note_id: None}

@@ -1,27 +1,32 @@
 """The search side of trace persistence: hand a trace payload over without ever failing the search.
 
-Outbox mode (default): a PENDING search_trace_outbox row in its own transaction (a savepoint when the
-caller is inside one: the search use case writes it with the search session, one commit), then, after
-commit, the ``traces.process_trace_outbox_row`` task, sent by the process's publisher thread
-(elf_infra.index.dispatch), not by the request. The worker's sweep picks up the row if the task is lost.
-Inline mode persists the trace right away.
+Outbox mode (default): a PENDING search_trace_outbox row, one INSERT that is its own transaction (a
+savepoint when the caller is inside one). No task is sent per search: the worker's trace sweep
+(``traces.sweep_trace_outbox``, every second) persists the due rows in batches, so a trace is readable about
+a second after its search. A per-search task cost the API 0.7 ms of CPU (the broker publish, on a thread that
+competes with the requests for the GIL) and the worker a task per search. Inline mode persists the trace
+right away.
+
+``outbox_insert`` gives the same row as one INSERT for a caller that writes it in the statement of its own
+rows (the search session: one round trip, no transaction block).
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import uuid
 from typing import Any
 
-from django.db import transaction
+from django.db import connection
 
-from elf_infra.index.dispatch import dispatch_on_commit
+from elf_kernel.db_statements import statement_scope
 from elf_domain.vocabulary import OutboxStatus
 
-from ..models import SearchTraceOutbox
 from .persist import persist_trace
 
 log = logging.getLogger("elf.traces")
-PROCESS_TRACE_TASK = "traces.process_trace_outbox_row"
+PROCESS_TRACE_TASK = "traces.process_trace_outbox_row"  # one row by id: searches send none (older releases did)
 WRITE_MODES = ("outbox", "inline")
 
 
@@ -33,13 +38,19 @@ def enqueue_trace(payload: dict[str, Any], *, write_mode: str = "outbox") -> boo
         if write_mode == "inline":
             persist_trace(payload)
             return True
-        with transaction.atomic():
-            row = SearchTraceOutbox.objects.create(
-                trace_id=payload["trace"]["trace_id"], payload=payload, status=OutboxStatus.PENDING
-            )
-            dispatch_on_commit(PROCESS_TRACE_TASK, row.outbox_id, log=log)
+        sql, params = outbox_insert(payload)
+        with statement_scope(), connection.cursor() as cur:
+            cur.execute(sql, params)
     except Exception:
         trace_id = payload.get("trace", {}).get("trace_id") if isinstance(payload, dict) else None
         log.warning("search trace %s not recorded (%s mode)", trace_id, write_mode, exc_info=True)
         return False
     return True
+
+
+def outbox_insert(payload: dict[str, Any]) -> tuple[str, list]:
+    """The INSERT of ``payload``'s PENDING outbox row (SQL and parameters), for a caller that runs it as a
+    data-modifying CTE of its own statement."""
+    sql = ("INSERT INTO search_trace_outbox (outbox_id, trace_id, status, payload) "
+           "VALUES (%s, %s, %s, %s::jsonb)")
+    return sql, [uuid.uuid4(), payload["trace"]["trace_id"], OutboxStatus.PENDING, json.dumps(payload)]

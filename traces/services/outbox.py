@@ -6,6 +6,7 @@ The lease protocol is the one shared with the indexing outbox (elf_kernel.outbox
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -57,5 +58,13 @@ def process_row(*, cfg: ElfConfig, outbox_id: uuid.UUID | str) -> bool:
 
 
 def process_due(*, cfg: ElfConfig) -> int:
-    """The sweep: claim up to SWEEP_BATCH due rows and process them oldest first; returns how many are DONE."""
-    return _LEASER.sweep(lambda lease: process(lease, cfg=cfg), batch=SWEEP_BATCH, budget_s=SWEEP_BUDGET_S)
+    """The sweep (every second; searches send no task of their own): claim SWEEP_BATCH due rows at a time,
+    oldest first, and process them, again while every row of the last batch was DONE and the budget lasts;
+    returns how many are DONE."""
+    started, done = time.monotonic(), 0
+    while (budget := SWEEP_BUDGET_S - (time.monotonic() - started)) > 0:
+        batch_done = _LEASER.sweep(lambda lease: process(lease, cfg=cfg), batch=SWEEP_BATCH, budget_s=budget)
+        done += batch_done
+        if batch_done < SWEEP_BATCH:
+            break
+    return done

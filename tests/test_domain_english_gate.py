@@ -290,3 +290,13 @@ def test_source_ref_prose_keys_are_natural_and_everything_else_identifier():
         "$.s.note": FieldKind.NATURAL,
         "$.s.resolver": FieldKind.IDENTIFIER,
     }
+
+
+def test_the_span_scan_is_skipped_only_where_it_could_not_match():
+    samples = ["What did Caroline paint last summer?", "see https://example.com/a for it", "WWW.Example.com is up",
+               "mail ops@example.com today", "run `make test` first", "ratio 3:2 at host:8080", "a @ b", "x ` y",
+               "ftp://host/file", "www.", "plain words only"]
+    for text in samples:
+        assert english_gate._without_technical_spans(text) == english_gate._TECHNICAL_SPANS.sub(" ", text), text
+    assert english_gate._without_technical_spans("plain words only") == "plain words only"
+    assert "example" not in english_gate.prose_for_lid("see https://example.com/a and WWW.example.org too")

@@ -7,8 +7,11 @@ used in any other form than as-is fails the compilation (no silent widening)."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timezone as dt_timezone
 from functools import lru_cache
+from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import OuterRef, Subquery
@@ -28,17 +31,28 @@ _NOTE_FIELDS = MemoryNote._meta.concrete_fields  # the note's primary key first
 _CHUNK_FIELDS = ("chunk_id", "note_id", "chunk_index", "start_offset", "end_offset", "text")
 
 
+@dataclass(frozen=True)
+class NoteMark:
+    """A per-note value another app asks the re-validation to bring along (no round trip of its own): the
+    note instance gets ``name`` set to what ``expression()`` (an ORM expression over the chunk row, e.g. an
+    ``Exists`` with ``OuterRef("note_id")``) gave for it."""
+
+    name: str
+    expression: Callable[[], Any]
+
+
 @lru_cache(maxsize=32)
-def _compiled(scopes: tuple[str, ...]) -> tuple[str, tuple]:
+def _compiled(scopes: tuple[str, ...], marks: tuple[NoteMark, ...] = ()) -> tuple[str, tuple]:
     """SQL and parameter template of: every chunk of the active, unexpired notes the probe may read (under
     ``scopes``) that hold one of the recalled chunks, each with its note's columns and its note's structured
     summary (memory_note_fields, null when it has none)."""
     recalled = RawSQL("SELECT note_id FROM memory_note_chunks WHERE chunk_id = ANY(%s::uuid[])", (_PROBE_CHUNKS,))
     alive = not_expired(readable_notes(_PROBE, scopes=scopes).filter(status=NoteStatus.ACTIVE), now=_PROBE_NOW)
     alive = alive.filter(note_id__in=recalled).values("note_id")
-    columns = [f"note__{f.attname}" for f in _NOTE_FIELDS] + list(_CHUNK_FIELDS) + ["note_summary"]
     summary = MemoryNoteField.objects.filter(note_id=OuterRef("note_id"), field_kind=FieldKind.SUMMARY).values("text")
-    sql, params = (MemoryNoteChunk.objects.filter(note_id__in=alive).annotate(note_summary=Subquery(summary[:1]))
+    extra = {"note_summary": Subquery(summary[:1]), **{f"note_mark_{m.name}": m.expression() for m in marks}}
+    columns = [f"note__{f.attname}" for f in _NOTE_FIELDS] + list(_CHUNK_FIELDS) + list(extra)
+    sql, params = (MemoryNoteChunk.objects.filter(note_id__in=alive).annotate(**extra)
                    .values_list(*columns).query.sql_with_params())
     placeholders = {_PROBE.tenant_id, _PROBE.project_id, _PROBE.agent_id, _PROBE_NOW}
     used = {p for p in params if isinstance(p, (str, datetime)) and p in placeholders}
@@ -55,13 +69,15 @@ def _bind(template: tuple, ctx: RequestContext, now: datetime, chunk_ids: list[s
             else values.get(p, p) if isinstance(p, (str, datetime)) else p for p in template]
 
 
-def revalidated_chunks(ctx: RequestContext, scopes, chunk_ids: list[str]) -> list[MemoryNoteChunk]:
+def revalidated_chunks(ctx: RequestContext, scopes, chunk_ids: list[str],
+                       marks: tuple[NoteMark, ...] = ()) -> list[MemoryNoteChunk]:
     """Every chunk of the notes that hold one of ``chunk_ids`` and that the caller may read now (the read rule,
     active, not expired, under ``scopes``), each with its note loaded (one instance per note) and annotated
-    with ``field_summary`` (its structured summary or None, what a search session lists): one round trip."""
+    with ``field_summary`` (its structured summary or None, what a search session lists) and each of
+    ``marks``: one round trip."""
     if not chunk_ids:
         return []
-    sql, template = _compiled(tuple(scopes))
+    sql, template = _compiled(tuple(scopes), tuple(marks))
     conn = connections[DEFAULT_DB_ALIAS]  # the thread's connection, looked up once (not per row)
     with conn.cursor() as cur:
         cur.execute(sql, _bind(template, ctx, timezone.now(), chunk_ids))
@@ -77,8 +93,10 @@ def revalidated_chunks(ctx: RequestContext, scopes, chunk_ids: list[str]) -> lis
             for i, f in decoders:
                 values[i] = f.from_db_value(values[i], None, conn)
             note = notes[row[0]] = MemoryNote.from_db(alias, None, values)
-            note.field_summary = row[-1]
-        chunk = MemoryNoteChunk.from_db(alias, _CHUNK_FIELDS, row[n:-1])
+            note.field_summary = row[n + len(_CHUNK_FIELDS)]
+            for i, mark in enumerate(marks, start=n + len(_CHUNK_FIELDS) + 1):
+                setattr(note, mark.name, row[i])
+        chunk = MemoryNoteChunk.from_db(alias, _CHUNK_FIELDS, row[n:n + len(_CHUNK_FIELDS)])
         MemoryNoteChunk.note.field.set_cached_value(chunk, note)
         chunks.append(chunk)
     return chunks

@@ -15,6 +15,7 @@ from elf_domain.spaces import ORG_PROJECT_ID
 from elf_kernel.context import RequestContext
 from memory.models import FieldKind, MemoryNote, MemoryNoteChunk, MemoryNoteField, MemorySpaceGrant
 from memory.selectors import not_expired, readable_notes
+from graph.selectors.relation_context import IS_EVIDENCE
 from memory.selectors_search import revalidated_chunks
 
 pytestmark = pytest.mark.django_db
@@ -109,3 +110,13 @@ def test_revalidated_notes_carry_their_structured_summary_for_the_session_index(
     assert len(q) == 1
     assert {c.note.note_id: c.note.field_summary for c in chunks} == {
         summarised.note_id: "The short form.", plain.note_id: None}
+
+
+def test_a_mark_asked_by_another_app_comes_in_the_same_query():
+    t = "t-reval-" + uuid.uuid4().hex[:8]
+    note = _note(t, "a1", "agent_private")
+    ids = [str(c.chunk_id) for c in note.chunks.all()]
+    with CaptureQueriesContext(connection) as q:
+        chunks = revalidated_chunks(RequestContext(t, "p1", "a1", None), ALL_SCOPES, ids, (IS_EVIDENCE,))
+    assert len(q) == 1 and "graph_fact_evidence" in q[0]["sql"]
+    assert chunks and all(c.note.is_fact_evidence is False for c in chunks)  # evidence of no fact

@@ -16,12 +16,15 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from django.db import connection
+from django.db.models import Exists, OuterRef
 
 from elf_kernel.context import RequestContext
 from memory.models import NoteStatus
 from memory.selectors import not_expired, readable_notes
+from memory.selectors_search import NoteMark
 
 from ..domain.rules import FactState, fact_state
+from ..models import GraphFactEvidence
 
 _STATE_ORDER = {FactState.CURRENT: 0, FactState.FUTURE: 1, FactState.HISTORICAL: 2}
 _FACTS_OF_NOTES = """
@@ -35,6 +38,15 @@ SELECT e.note_id, f.fact_id, f.scope, f.predicate, f.object_value, f.valid_from,
   LEFT JOIN graph_entities o ON o.entity_id = f.object_entity_id
  WHERE e.note_id = ANY(%s)
 """
+
+
+def _has_facts() -> Exists:
+    return Exists(GraphFactEvidence.objects.filter(note_id=OuterRef("note_id")))
+
+
+# Brought by the search's re-validation: whether a note is evidence of any fact, so a search whose results are
+# evidence of none (most, in a tenant without graph facts) makes no relation_context round trip.
+IS_EVIDENCE = NoteMark("is_fact_evidence", _has_facts)
 
 
 def _entity(canonical: str | None, kind: str | None) -> dict | None:

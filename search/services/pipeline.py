@@ -21,7 +21,7 @@ from elf_config.rules import LOCAL_PROVIDER
 from elf_domain.vocabulary import SEARCH_MODES as MODES
 from elf_infra.providers.factory import build_embedding
 from elf_kernel.context import RequestContext
-from graph.selectors.relation_context import relation_context
+from graph.selectors.relation_context import IS_EVIDENCE, relation_context
 from memory.indexing.index import notes_index
 from memory.models import MemoryNote, MemoryNoteChunk
 from memory.selectors_search import revalidated_chunks
@@ -140,7 +140,8 @@ def run_search(*, cfg: ElfConfig, ctx: RequestContext, req: SearchRequest) -> Se
         mode, queries, hits = _expand_and_recall(cfg, req, recall_queries, stages)
         fused = _fuse(cfg, req, hits, limit, stages)
     with stages.timed("validate"):
-        cands = _revalidate(ctx, allowed, [cid for cid, _ in fused], stages)
+        marks = (IS_EVIDENCE,) if cfg.search.relation_context_on else ()
+        cands = _revalidate(ctx, allowed, [cid for cid, _ in fused], marks, stages)
         _filter(req, limit, cands, stages)
         snippets = _snippets(cands)
     with stages.timed("rerank"):
@@ -229,13 +230,15 @@ def _fuse(cfg: ElfConfig, req: SearchRequest, hits, limit: int, stages: _Stages)
     return fused
 
 
-def _revalidate(ctx: RequestContext, allowed: list[str], chunk_ids: list[str], stages: _Stages) -> _Candidates:
+def _revalidate(ctx: RequestContext, allowed: list[str], chunk_ids: list[str], marks: tuple,
+                stages: _Stages) -> _Candidates:
     """Step 10: Postgres re-validation (status, TTL, scope, agent, grants) through the one read rule, in one
-    round trip that also brings every chunk of the surviving notes (steps 12-13 stitch snippets from them).
+    round trip that also brings every chunk of the surviving notes (steps 12-13 stitch snippets from them),
+    each note's summary and ``marks`` (whether it is graph evidence, for relation_context).
     ``revalidated_chunks`` runs the rule's SQL compiled once per scope list (no queryset built per request)."""
     wanted = set(chunk_ids)
     chunks, notes, texts = {}, {}, {}
-    for c in revalidated_chunks(ctx, allowed, chunk_ids):
+    for c in revalidated_chunks(ctx, allowed, chunk_ids, marks):
         texts.setdefault(c.note_id, {})[c.chunk_index] = ChunkText(c.start_offset, c.end_offset, c.text)
         notes.setdefault(c.note_id, c.note)
         if str(c.chunk_id) in wanted:
@@ -302,10 +305,12 @@ def _rerank(cfg: ElfConfig, ctx: RequestContext, req: SearchRequest, cands: _Can
 
 
 def _relate(cfg: ElfConfig, ctx: RequestContext, items: list[ResultItem]) -> None:
-    """relation_context: the graph facts each returned note is evidence of (bounded, evidence-bound)."""
+    """relation_context: the graph facts each returned note is evidence of (bounded, evidence-bound). Only the
+    notes the re-validation marked as evidence of some fact are looked up: none, no round trip."""
     g = cfg.search.graph_context
-    by_note = relation_context(ctx, [i.note.note_id for i in items], max_facts=g.max_facts_per_item,
-                               max_evidence=g.max_evidence_notes_per_fact, at=timezone.now())
+    evidence = [i.note.note_id for i in items if i.note.is_fact_evidence]
+    by_note = relation_context(ctx, evidence, max_facts=g.max_facts_per_item,
+                               max_evidence=g.max_evidence_notes_per_fact, at=timezone.now()) if evidence else {}
     for item in items:
         item.relation_context = by_note.get(item.note.note_id, [])
 

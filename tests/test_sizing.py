@@ -85,6 +85,21 @@ def test_gunicorn_options_follow_the_config(tmp_path):
     assert opts["logconfig_dict"] == {"version": 1} and opts["preload_app"] is True
 
 
+def test_the_api_master_freezes_the_preloaded_heap_before_each_fork(tmp_path):
+    import gc
+
+    from elf_project.entrypoints.api import gunicorn_options
+
+    cfg = _load(tmp_path, {})
+    hook = gunicorn_options(cfg, resolve_sizing(cfg, 2), {"version": 1})["pre_fork"]
+    before = gc.get_freeze_count()
+    try:
+        hook(None, None)  # gunicorn calls pre_fork(server, worker)
+        assert gc.get_freeze_count() > before  # what was alive is out of later collections
+    finally:
+        gc.unfreeze()
+
+
 def test_celery_worker_options_follow_the_config(tmp_path):
     from elf_project.entrypoints.worker import worker_options
 

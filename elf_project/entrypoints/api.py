@@ -14,7 +14,7 @@ from elf_kernel.observability.multiprocess import use_multiprocess_dir, worker_e
 
 from ..runtime import bootstrap
 from ..startup import prepare
-from .tuning import set_embed_threads
+from .tuning import freeze_heap, set_embed_threads
 
 REQUEST_TIMEOUT_S = 120
 
@@ -51,6 +51,7 @@ def gunicorn_options(cfg: ElfConfig, sizing: Sizing, log_config: dict) -> dict:
         "logconfig_dict": log_config,
         "child_exit": worker_exited,
         "preload_app": True,
+        "pre_fork": freeze_heap,  # the preloaded app's objects out of every worker's collections
         "proc_name": "elf-api",
         "control_socket_disable": True,  # no runtime control socket in $HOME: stop with SIGTERM
     }

@@ -69,13 +69,12 @@ def create_session(*, ctx: RequestContext, read_profile: str, query: str, trace_
     return session, False
 
 
-
 def _no_flush_wait() -> str:
     """``SET LOCAL synchronous_commit = off`` before the statement (one round trip: the two run as one implicit
     transaction), unless the caller holds a transaction that the setting would reach. A session and its trace
     row are a search's by-products: a Postgres crash in the next few hundred ms may lose them (never
     corrupts); the search's answer does not depend on them, and every note write keeps waiting for its flush.
-    Saves the commit's WAL flush on every search (0.2 ms p50, 0.7 ms p95 here). README, "Search sessions"."""
+    Saves the commit's WAL flush on every search (0.2 ms p50, 0.7 ms p95 here). README, "Search"."""
     return "" if connection.in_atomic_block else "SET LOCAL synchronous_commit = off; "
 
 

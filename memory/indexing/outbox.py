@@ -31,15 +31,25 @@ def enqueue_many(*, note_ids: list[uuid.UUID], op: str, embedding_version: str) 
     """Insert a PENDING outbox row per note in the current transaction (one statement); once that commits,
     send one task per ROWS_PER_TASK rows (each claims its row and up to ROWS_PER_TASK - 1 other due ones; the
     sweep takes any left over)."""
+    rows = IndexingOutbox.objects.bulk_create(outbox_rows(note_ids=note_ids, op=op,
+                                                          embedding_version=embedding_version))
+    dispatch_rows(rows)
+    return rows
+
+
+def outbox_rows(*, note_ids: list[uuid.UUID], op: str, embedding_version: str) -> list[IndexingOutbox]:
+    """``enqueue_many`` in two steps, for a caller that inserts the rows itself: the unsaved PENDING rows;
+    insert them, then ``dispatch_rows``."""
     if op not in set(OutboxOp):
         raise ValueError(f"unknown outbox op {op!r}")
-    rows = IndexingOutbox.objects.bulk_create([
-        IndexingOutbox(note_id=note_id, op=op, embedding_version=embedding_version, status=OutboxStatus.PENDING)
-        for note_id in note_ids
-    ])
+    return [IndexingOutbox(note_id=note_id, op=op, embedding_version=embedding_version, status=OutboxStatus.PENDING)
+            for note_id in note_ids]
+
+
+def dispatch_rows(rows: list[IndexingOutbox]) -> None:
+    """Once the current transaction commits, send one task per ROWS_PER_TASK of the inserted ``rows``."""
     for row in rows[::ROWS_PER_TASK]:
         dispatch_on_commit(PROCESS_TASK, row.outbox_id, log=log)
-    return rows
 
 
 def retry_now(outbox_ids) -> int:

@@ -3,7 +3,9 @@
 Per note: WriteGate -> UpdateResolver (key, identical text, pooled-vector similarity in pgvector) -> policy
 stage -> the note row, its version snapshot, its structured fields, the ingest decision row and the indexing
 outbox row. A request is one transaction (so one commit), its notes resolved one after the other in input
-order, each seeing the ones before it.
+order, each seeing the ones before it. The round trips do not grow with the notes: the resolver reads of
+all key-less notes are one statement (``resolver_batch``), the request's own writes applied in Python, and
+new notes without structured fields are inserted together (``pending_notes``), with the same outcome.
 
 Each note is embedded once, by the embedding provider (not an LLM), in one call for the whole request and
 outside the transaction: every note that passed the gate and is a single chunk (``indexing.chunks``: the
@@ -41,9 +43,10 @@ from elf_kernel.context import RequestContext
 
 from ..domain import policy, update_resolver, write_gate
 from ..indexing.chunks import note_chunks, store_chunks
-from ..indexing.outbox import enqueue_many
+from ..indexing.outbox import dispatch_rows, outbox_rows
 from ..models import (
     Decision,
+    IndexingOutbox,
     MemoryIngestDecision,
     MemoryNote,
     MemoryNoteVersion,
@@ -55,7 +58,9 @@ from ..models import (
 )
 from .note_fields import replace_fields
 from .note_hooks import NoteWritten, run_note_write_hooks
-from .resolver_lookup import expiry, lookup
+from .pending_notes import PendingNotes
+from .resolver_batch import RequestLookups
+from .resolver_lookup import expiry
 from .versions import note_snapshot, version_row
 
 
@@ -175,16 +180,18 @@ class _Embedded:
 
 @dataclass
 class _Rows:
-    """Rows nothing in the request reads back, written in one statement per table at the end of it."""
+    """Rows nothing in the request reads back, written at the end of it with its pending notes."""
 
     decisions: list[MemoryIngestDecision] = field(default_factory=list)
     versions: list[MemoryNoteVersion] = field(default_factory=list)
     indexed: list[uuid.UUID] = field(default_factory=list)  # notes to (re)index, in order
 
-    def flush(self, cfg: ElfConfig) -> None:
-        MemoryNoteVersion.objects.bulk_create(self.versions)
-        enqueue_many(note_ids=self.indexed, op=OutboxOp.UPSERT, embedding_version=cfg.embedding_version)
-        MemoryIngestDecision.objects.bulk_create(self.decisions)
+    def flush(self, cfg: ElfConfig, pending: PendingNotes) -> None:
+        """Write these rows with the request's pending notes, in one statement."""
+        outbox = outbox_rows(note_ids=self.indexed, op=OutboxOp.UPSERT, embedding_version=cfg.embedding_version)
+        pending.flush(also=[(MemoryNoteVersion, self.versions), (IndexingOutbox, outbox),
+                            (MemoryIngestDecision, self.decisions)])
+        dispatch_rows(outbox)
 
 
 # A request that deadlocks (graph fact locks taken note by note) runs again this many times in all.
@@ -234,6 +241,9 @@ def _embed(cfg: ElfConfig, notes: list[NoteInput], verdicts, embedder) -> dict[i
 
 def _ingest(cfg, ctx, scope, pipeline, notes, verdicts, embedded: dict[int, _Embedded], actor) -> list[NoteResult]:
     _lock_groups(ctx, scope, [n.type for i, n in enumerate(notes) if i in embedded])
+    pending = PendingNotes(cfg.embedding_version)
+    lookups = RequestLookups(cfg, ctx, scope, {i: notes[i] for i in embedded},
+                             {i: e.vector for i, e in embedded.items() if not notes[i].key}, pending.flush)
     results, rows = [], _Rows()
     for i, (note, verdict) in enumerate(zip(notes, verdicts)):
         if verdict is not None:
@@ -242,10 +252,10 @@ def _ingest(cfg, ctx, scope, pipeline, notes, verdicts, embedded: dict[int, _Emb
             rows.decisions.append(_rejection(cfg, ctx, scope, pipeline, note, verdict.reason_code, path))
             result = NoteResult(None, NoteOp.REJECTED, Decision.REJECT, verdict.reason_code, path)
         else:
-            result = _write_one(cfg, ctx, scope, pipeline, note, embedded[i], actor, rows)
+            result = _write_one(cfg, ctx, scope, pipeline, note, embedded[i], actor, rows, lookups, pending, i)
         result.write_policy_audits = note.decision_extra.get("write_policy_audits")
         results.append(result)
-    rows.flush(cfg)
+    rows.flush(cfg, pending)
     return results
 
 
@@ -262,11 +272,14 @@ def _rejection(cfg, ctx, scope, pipeline, note: NoteInput, reason_code: str, fie
                      details=_details(cfg, note, None, None, extra={"field_path": field_path}))
 
 
-def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, embedded: _Embedded, actor, rows: _Rows) -> NoteResult:
-    """Resolve and write one note in the request's transaction (its group is locked). The note row, its
-    structured fields, its hooks' rows and a single chunk's rows are written now (the notes after it resolve
-    against them); its version, outbox and decision rows go to ``rows``."""
-    res = lookup(cfg, ctx, scope, note, None if note.key else embedded.vector)
+def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, embedded: _Embedded, actor, rows: _Rows,
+               lookups: RequestLookups, pending: PendingNotes, index: int) -> NoteResult:
+    """Resolve and write one note in the request's transaction (its group is locked), and tell ``lookups``
+    (the request's resolver reads), so the notes after it resolve against it. A new note with no structured
+    fields goes to ``pending`` (its row, chunk rows and hooks are written with the other new notes); any
+    other note flushes ``pending``, then writes its row, structured fields, hooks' rows and a single chunk's
+    rows now. Its version, outbox and decision rows go to ``rows``."""
+    res = lookups.resolve(index, note, embedded.vector)
     base = policy.base_decision(res.op, _structured_present(note.structured), _graph_present(note.structured))
     outcome = policy.apply_policy(
         base, confidence=note.confidence, importance=note.importance, matched_dup=res.matched_dup,
@@ -279,14 +292,19 @@ def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, embedded: _Embedded, 
                                         details=details))
         return NoteResult(res.target_note_id, NoteOp.NONE, outcome.decision, outcome.reason_code, None)
     now = timezone.now()
+    deferred = res.op == update_resolver.ADD and not _structured_present(note.structured)
+    if not deferred:
+        pending.flush()
     if res.op == update_resolver.ADD:
-        target = MemoryNote.objects.create(
+        target = MemoryNote(
             tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id, scope=scope, type=note.type,
             key=note.key, text=note.text, importance=note.importance, confidence=note.confidence,
             status=NoteStatus.ACTIVE, created_at=now, updated_at=now,
             expires_at=expiry(cfg, note.type, note.ttl_days, now), embedding_version=cfg.embedding_version,
             source_ref=note.source_ref,
         )
+        if not deferred:
+            target.save(force_insert=True)
         rows.versions.append(version_row(note_id=target.note_id, op=VersionOp.ADD, prev=None, new=note_snapshot(target),
                                          reason=pipeline, actor=actor, ts=now))
         op = NoteOp.ADD
@@ -306,14 +324,20 @@ def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, embedded: _Embedded, 
             op = NoteOp.UPDATE
         else:  # NONE whose structured side effects still update the existing note's fields
             op = NoteOp.NONE
-    if _structured_present(note.structured):
-        replace_fields(target, note.structured)
-    warnings = run_note_write_hooks(NoteWritten(ctx=ctx, note=target, structured=note.structured, op=op, at=now,
-                                                field_path=note.field_path))
-    if op != NoteOp.NONE:
-        if embedded.stored_chunk():  # the worker finds the vector stored and only upserts the point
-            store_chunks(target.note_id, cfg.embedding_version, embedded.chunks, {0: embedded.vector}, {0},
+    event = NoteWritten(ctx=ctx, note=target, structured=note.structured, op=op, at=now, field_path=note.field_path)
+    stored = embedded.vector if embedded.stored_chunk() else None  # the worker then only upserts the point
+    if deferred:
+        warnings: list[str] = []
+        pending.add(target, embedded.chunks[0] if stored is not None else None, stored, event, warnings)
+    else:
+        if _structured_present(note.structured):
+            replace_fields(target, note.structured)
+        warnings = run_note_write_hooks(event)
+        if op != NoteOp.NONE and stored is not None:
+            store_chunks(target.note_id, cfg.embedding_version, embedded.chunks, {0: stored}, {0},
                          new_note=op == NoteOp.ADD)
+    if op != NoteOp.NONE:
+        lookups.wrote(target, added=op == NoteOp.ADD, stored_vector=stored)
         rows.indexed.append(target.note_id)
     rows.decisions.append(_decision(ctx, scope, pipeline, note, note_id=target.note_id, base=base,
                                     decision=outcome.decision, op=op, reason=outcome.reason_code, details=details))

@@ -81,7 +81,9 @@ def test_gunicorn_options_follow_the_config(tmp_path):
     cfg = _load(tmp_path, {"api_workers": 3, "api_threads": 6})
     opts = gunicorn_options(cfg, resolve_sizing(cfg, 2), {"version": 1})
     assert opts["bind"] == [cfg.service.http_bind, cfg.service.admin_bind]
-    assert (opts["workers"], opts["threads"], opts["worker_class"]) == (3, 6, "gthread")
+    assert (opts["workers"], opts["threads"]) == (3, 6)
+    assert opts["worker_class"] == "elf_project.entrypoints.api_worker.RebalancingThreadWorker"
+    assert opts["reuse_port"] is True  # each worker listens on its own socket
     assert opts["logconfig_dict"] == {"version": 1} and opts["preload_app"] is True
 
 
@@ -207,3 +209,38 @@ def test_worker_runs_every_process_and_thread_at_its_niceness_and_the_api_does_n
     for pid in [s.api.proc.pid, *api_workers]:
         assert _thread_nices(pid) == {0}
     assert "3 workers x 2 threads" in s.api.output()
+
+
+def test_a_bind_another_process_listens_on_is_refused_before_start_up():
+    import socket
+
+    from elf_project.entrypoints.api import taken_binds
+
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        busy = f"127.0.0.1:{other.getsockname()[1]}"
+        with socket.socket() as spare:
+            spare.bind(("127.0.0.1", 0))
+            free = f"127.0.0.1:{spare.getsockname()[1]}"
+        assert taken_binds([free, busy]) == [busy]
+
+
+def test_a_connection_goes_back_to_the_accept_queue_every_few_requests():
+    from types import SimpleNamespace
+
+    from gunicorn.workers.gthread import ThreadWorker
+
+    from elf_project.entrypoints.api_worker import REQUESTS_PER_CONNECTION, RebalancingThreadWorker
+
+    closing = []
+    original = ThreadWorker.handle_request
+    ThreadWorker.handle_request = lambda self, req, conn: closing.append(req.must_close) or True
+    try:
+        worker = RebalancingThreadWorker.__new__(RebalancingThreadWorker)
+        for conn in (SimpleNamespace(), SimpleNamespace()):  # the client reconnects after the close
+            for _ in range(REQUESTS_PER_CONNECTION):
+                worker.handle_request(SimpleNamespace(must_close=False), conn)
+    finally:
+        ThreadWorker.handle_request = original
+    assert [i + 1 for i, c in enumerate(closing) if c] == [REQUESTS_PER_CONNECTION, 2 * REQUESTS_PER_CONNECTION]

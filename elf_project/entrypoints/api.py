@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
+import socket
 import sys
 
 from gunicorn.app.base import BaseApplication
 
 from elf_config import ElfConfig
+from elf_config.rules import parse_bind
 from elf_config.sizing import Sizing, available_cores, resolve_sizing
 from elf_kernel.observability.multiprocess import use_multiprocess_dir, worker_exited
 
@@ -36,12 +39,13 @@ class ElfApiServer(BaseApplication):
 
 def gunicorn_options(cfg: ElfConfig, sizing: Sizing, log_config: dict) -> dict:
     """gunicorn's settings for elf-api: both binds, service.api_workers processes of service.api_threads
-    threads each (gthread: a thread per request, idle keep-alive connections wait in the poller, not a thread)."""
+    threads each (gthread: a thread per request, idle keep-alive connections wait in the poller, not a thread;
+    a connection goes back to the accept queue every few requests, see api_worker)."""
     svc = cfg.service
     return {
         "bind": [svc.http_bind, svc.admin_bind],
         "workers": sizing.api_workers,
-        "worker_class": "gthread",
+        "worker_class": "elf_project.entrypoints.api_worker.RebalancingThreadWorker",  # gthread, rebalanced
         "threads": sizing.api_threads,
         "timeout": REQUEST_TIMEOUT_S,
         "graceful_timeout": 10,
@@ -51,10 +55,30 @@ def gunicorn_options(cfg: ElfConfig, sizing: Sizing, log_config: dict) -> dict:
         "logconfig_dict": log_config,
         "child_exit": worker_exited,
         "preload_app": True,
+        "reuse_port": True,  # a listening socket per worker: the kernel spreads connections (taken_binds)
         "pre_fork": freeze_heap,  # the preloaded app's objects out of every worker's collections
         "proc_name": "elf-api",
         "control_socket_disable": True,  # no runtime control socket in $HOME: stop with SIGTERM
     }
+
+
+def taken_binds(binds: list[str]) -> list[str]:
+    """The binds another process already listens on. Each gunicorn worker opens its own SO_REUSEPORT socket
+    (the kernel then spreads new connections over the workers), and SO_REUSEPORT would also let a second
+    elf-api of the same user share a port silently: so each bind is tried first without it."""
+    taken = []
+    for bind in binds:
+        host, port = parse_bind(bind)
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a TIME_WAIT is not a listener
+            try:
+                probe.bind((host, port))
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    raise
+                taken.append(bind)
+    return taken
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,6 +95,11 @@ def main(argv: list[str] | None = None) -> int:
         "elf-api: %d workers x %d threads, %d ONNX threads each (%d cores)",
         sizing.api_workers, sizing.api_threads, sizing.api_embed_threads, cores,
     )
+    taken = taken_binds([cfg.service.http_bind, cfg.service.admin_bind])
+    if taken:
+        print(f"elf-api: {', '.join(taken)} taken by another process; stop it or change service.http_bind / "
+              "service.admin_bind", file=sys.stderr)
+        return 1
     if prepare(cfg, prog=parser.prog, migrate=True, index=True):
         return 1
     from django.conf import settings

@@ -31,16 +31,14 @@ from elf_kernel.context import RequestContext
 from ..domain import update_resolver
 from ..indexing.chunks import vector_text
 from ..models import NoteStatus
-from .resolver_lookup import lookup
+from .resolver_lookup import group_where, lookup
 
-_BATCH = """
+_BATCH = f"""
 WITH q AS MATERIALIZED (
   SELECT q.idx, q.type, q.text, q.vec::vector AS vec
     FROM unnest(%(idx)s::int[], %(types)s::text[], %(texts)s::text[], %(vecs)s::text[]) AS q(idx, type, text, vec)
 ), grp AS MATERIALIZED (
-  SELECT n.note_id, n.type, n.text FROM memory_notes n
-   WHERE n.tenant_id = %(tenant)s AND n.project_id = %(project)s AND n.agent_id = %(agent)s AND n.scope = %(scope)s
-     AND n.type = ANY(%(types)s::text[]) AND n.status = %(active)s AND (n.expires_at IS NULL OR n.expires_at > %(now)s)
+  SELECT n.note_id, n.type, n.text FROM memory_notes n WHERE {group_where("n.type = ANY(%(types)s::text[])")}
 ), vecs AS MATERIALIZED (
   SELECT g.note_id, g.type, e.vec FROM grp g
     JOIN note_embeddings e ON e.note_id = g.note_id AND e.embedding_version = %(version)s

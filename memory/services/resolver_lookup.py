@@ -21,8 +21,17 @@ from ..domain import ttl, update_resolver
 from ..indexing.chunks import vector_text
 from ..models import MemoryNote, NoteStatus
 
-_GROUP = ("n.tenant_id = %(tenant)s AND n.project_id = %(project)s AND n.agent_id = %(agent)s AND n.scope = %(scope)s "
-          "AND n.type = %(type)s AND n.status = %(active)s AND (n.expires_at IS NULL OR n.expires_at > %(now)s)")
+
+def group_where(type_condition: str) -> str:
+    """The group's condition on ``memory_notes n``: the active notes of the caller's tenant, project, agent and
+    scope, unexpired at ``%(now)s``, whose type meets ``type_condition`` (one type here, a request's types in
+    ``resolver_batch``)."""
+    return ("n.tenant_id = %(tenant)s AND n.project_id = %(project)s AND n.agent_id = %(agent)s "
+            f"AND n.scope = %(scope)s AND {type_condition} AND n.status = %(active)s "
+            "AND (n.expires_at IS NULL OR n.expires_at > %(now)s)")
+
+
+_GROUP = group_where("n.type = %(type)s")
 _KEYLESS = f"""
 SELECT (SELECT n.note_id FROM memory_notes n WHERE {_GROUP} AND n.text = %(text)s ORDER BY n.note_id LIMIT 1),
        best.note_id, best.distance

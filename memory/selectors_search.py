@@ -83,6 +83,7 @@ def revalidated_chunks(ctx: RequestContext, scopes, chunk_ids: list[str],
         cur.execute(sql, _bind(template, ctx, timezone.now(), chunk_ids))
         rows = cur.fetchall()
     n, alias = len(_NOTE_FIELDS), conn.alias
+    extra = n + len(_CHUNK_FIELDS)  # the note's summary, then its marks, after the note's and the chunk's columns
     decoders = [(i, f) for i, f in enumerate(_NOTE_FIELDS) if hasattr(f, "from_db_value")]
     notes: dict = {}
     chunks = []
@@ -93,10 +94,10 @@ def revalidated_chunks(ctx: RequestContext, scopes, chunk_ids: list[str],
             for i, f in decoders:
                 values[i] = f.from_db_value(values[i], None, conn)
             note = notes[row[0]] = MemoryNote.from_db(alias, None, values)
-            note.field_summary = row[n + len(_CHUNK_FIELDS)]
-            for i, mark in enumerate(marks, start=n + len(_CHUNK_FIELDS) + 1):
+            note.field_summary = row[extra]
+            for i, mark in enumerate(marks, start=extra + 1):
                 setattr(note, mark.name, row[i])
-        chunk = MemoryNoteChunk.from_db(alias, _CHUNK_FIELDS, row[n:n + len(_CHUNK_FIELDS)])
+        chunk = MemoryNoteChunk.from_db(alias, _CHUNK_FIELDS, row[n:extra])
         MemoryNoteChunk.note.field.set_cached_value(chunk, note)
         chunks.append(chunk)
     return chunks

@@ -91,6 +91,3 @@ class PointsQuery:
             return [QueryResult([Point(str(p["id"]), float(p["score"])) for p in r["points"]]) for r in answer]
         except (ValueError, KeyError, TypeError) as exc:
             raise ResponseHandlingException(exc) from exc
-
-    def close(self) -> None:
-        self._drop()

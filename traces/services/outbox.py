@@ -11,12 +11,14 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db import DatabaseError
 
 from elf_config import ElfConfig
-from elf_kernel.outbox_lease import OutboxLeaser
+from elf_kernel.outbox_lease import OutboxLeaser, lease_seconds
 
 from ..models import SearchTraceOutbox
 from .persist import persist_trace
+from .persist_batch import persist_claimed
 
 log = logging.getLogger("elf.traces")
 
@@ -59,12 +61,35 @@ def process_row(*, cfg: ElfConfig, outbox_id: uuid.UUID | str) -> bool:
 
 def process_due(*, cfg: ElfConfig) -> int:
     """The sweep (every second; searches send no task of their own): claim SWEEP_BATCH due rows at a time,
-    oldest first, and process them, again while every row of the last batch was DONE and the budget lasts;
-    returns how many are DONE."""
+    oldest first, and persist them in one statement (``persist_batch``); rows it leaves (another schema, a
+    naive timestamp) or a batch it cannot write (a payload breaking a cast or a constraint) are processed one
+    by one, so a bad payload fails alone (FAILED, with the reason) and never holds the others back. Again
+    while the last batch was full and the budget lasts; returns how many are DONE."""
     started, done = time.monotonic(), 0
-    while (budget := SWEEP_BUDGET_S - (time.monotonic() - started)) > 0:
-        batch_done = _LEASER.sweep(lambda lease: process(lease, cfg=cfg), batch=SWEEP_BATCH, budget_s=budget)
-        done += batch_done
-        if batch_done < SWEEP_BATCH:
+    while (claimed := time.monotonic()) - started < SWEEP_BUDGET_S:
+        # none started after the budget, nor after two thirds of the lease (no lease runs out unstarted)
+        deadline = min(started + SWEEP_BUDGET_S, claimed + lease_seconds() * 2 / 3)
+        leases = lease_due(SWEEP_BATCH)
+        try:
+            settled = persist_claimed(leases)
+        except DatabaseError as exc:
+            log.warning("trace sweep: a batch of %d could not be written in one statement, one by one: %s",
+                        len(leases), exc)
+            settled = set()
+        done += len(settled)
+        rest = [lease for lease in leases if lease.outbox_id not in settled]
+        done += sum(_process_in_budget(rest, cfg, deadline))
+        if len(leases) < SWEEP_BATCH:
             break
     return done
+
+
+def _process_in_budget(leases: list, cfg: ElfConfig, deadline: float):
+    """Process ``leases`` one by one, releasing those not started by ``deadline`` (monotonic) for the next
+    sweep; yields each one's outcome."""
+    for position, lease in enumerate(leases):
+        if time.monotonic() > deadline:
+            for unstarted in leases[position:]:
+                release(unstarted)
+            return
+        yield process(lease, cfg=cfg)

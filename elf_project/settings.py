@@ -85,15 +85,16 @@ TEMPLATES = [
 
 DATABASES = {
     "default": {
-        "ENGINE": "django.db.backends.postgresql",
+        "ENGINE": "elf_kernel.postgres_backend",  # Django's, with the pool's hand-out check below
         "NAME": unquote(_dsn.path.lstrip("/")),
         "USER": unquote(_dsn.username or ""),
         "PASSWORD": unquote(_dsn.password or ""),
         "HOST": _dsn.hostname or "",
         "PORT": str(_dsn.port or 5432),
+        # check_pooled: a connection is checked as it is handed out, so after a Postgres restart a dead pooled
+        # connection is replaced, not given to a request (README, "Failure behaviour"); with a round trip
+        # only when its socket shows the server ended it (elf_kernel.db_pool), not on every request.
         "OPTIONS": {"pool": {"min_size": 1, "max_size": CFG.storage.postgres.pool_max_conns, "timeout": 10}},
-        # With the pool, this makes psycopg_pool check a connection as it is handed out: after a Postgres restart
-        # a dead pooled connection is replaced, not given to a request (README, "Failure behaviour").
         "CONN_HEALTH_CHECKS": True,
     }
 }

@@ -102,6 +102,26 @@ def test_the_api_master_freezes_the_preloaded_heap_before_each_fork(tmp_path):
         gc.unfreeze()
 
 
+def test_each_api_worker_loads_the_local_model_before_its_first_request(tmp_path, monkeypatch):
+    from elf_infra.providers import local_embedder
+    from elf_project.entrypoints.api import gunicorn_options
+
+    cfg = _load(tmp_path, {})
+    hook = gunicorn_options(cfg, resolve_sizing(cfg, 2), {"version": 1})["post_worker_init"]
+    monkeypatch.setattr(local_embedder, "_shared", None)
+    monkeypatch.setattr("elf_kernel.runtime.get_config", lambda: cfg)
+    hook(None)  # gunicorn calls post_worker_init(worker)
+    assert local_embedder._shared is not None and local_embedder._shared[0] == os.getpid()
+
+    http = copy.deepcopy(cfg)
+    for p in (http.providers.embedding, http.providers.rerank):
+        object.__setattr__(p, "provider_id", "openai")
+    monkeypatch.setattr(local_embedder, "_shared", None)
+    monkeypatch.setattr("elf_kernel.runtime.get_config", lambda: http)
+    hook(None)
+    assert local_embedder._shared is None  # no local provider: nothing to load
+
+
 def test_celery_worker_options_follow_the_config(tmp_path):
     from elf_project.entrypoints.worker import worker_options
 

@@ -17,7 +17,7 @@ from elf_kernel.observability.multiprocess import use_multiprocess_dir, worker_e
 
 from ..runtime import bootstrap
 from ..startup import prepare
-from .tuning import freeze_heap, set_embed_threads
+from .tuning import freeze_heap, set_embed_threads, warm_local_model
 
 REQUEST_TIMEOUT_S = 120
 
@@ -57,6 +57,7 @@ def gunicorn_options(cfg: ElfConfig, sizing: Sizing, log_config: dict) -> dict:
         "preload_app": True,
         "reuse_port": True,  # a listening socket per worker: the kernel spreads connections (taken_binds)
         "pre_fork": freeze_heap,  # the preloaded app's objects out of every worker's collections
+        "post_worker_init": warm_local_model,  # no request waits for the local model to load
         "proc_name": "elf-api",
         "control_socket_disable": True,  # no runtime control socket in $HOME: stop with SIGTERM
     }

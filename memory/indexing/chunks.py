@@ -61,34 +61,37 @@ def vector_text(vec: Sequence[float]) -> str:
     return "[" + ",".join(["%.9g"] * len(values)) % tuple(values) + "]"
 
 
-# New notes of one request, each a single chunk with its fresh vector (the pooled one too): one statement.
-_INSERT_NEW_SINGLE_CHUNKS = """
-WITH r AS MATERIALIZED (
+# New notes of one request, each a single chunk with its fresh vector (the pooled one too): the parts of a
+# data-modifying CTE, written in the statement that inserts the notes themselves.
+_NEW_SINGLE_CHUNKS = (
+    """new_chunk_rows AS MATERIALIZED (
   SELECT r.chunk_id, r.note_id, r.start_offset, r.end_offset, r.text, r.vec::vector AS vec
-    FROM unnest(%(chunk_ids)s::uuid[], %(note_ids)s::uuid[], %(starts)s::int[], %(ends)s::int[], %(texts)s::text[],
-                %(vecs)s::text[]) AS r(chunk_id, note_id, start_offset, end_offset, text, vec)
-), chunks AS (
+    FROM unnest(%s::uuid[], %s::uuid[], %s::int[], %s::int[], %s::text[], %s::text[])
+         AS r(chunk_id, note_id, start_offset, end_offset, text, vec))""",
+    """new_chunks AS (
   INSERT INTO memory_note_chunks (chunk_id, note_id, chunk_index, start_offset, end_offset, text, embedding_version)
-  SELECT chunk_id, note_id, 0, start_offset, end_offset, text, %(version)s FROM r
-), pooled AS (
+  SELECT chunk_id, note_id, 0, start_offset, end_offset, text, %s FROM new_chunk_rows)""",
+    """new_pooled AS (
   INSERT INTO note_embeddings (note_id, embedding_version, embedding_dim, vec)
-  SELECT note_id, %(version)s, vector_dims(vec), vec FROM r
+  SELECT note_id, %s, vector_dims(vec), vec FROM new_chunk_rows)""",
+    """new_chunk_vectors AS (
+  INSERT INTO note_chunk_embeddings (chunk_id, embedding_version, embedding_dim, vec)
+  SELECT chunk_id, %s, vector_dims(vec), vec FROM new_chunk_rows)""",
 )
-INSERT INTO note_chunk_embeddings (chunk_id, embedding_version, embedding_dim, vec)
-SELECT chunk_id, %(version)s, vector_dims(vec), vec FROM r"""
 
 
-def store_new_single_chunks(version: str, notes: Sequence[tuple[uuid.UUID, Chunk, Sequence[float]]]) -> None:
+def new_single_chunks_cte(version: str, notes: Sequence[tuple[uuid.UUID, Chunk, Sequence[float]]]
+                          ) -> tuple[list[str], list]:
     """``store_chunks`` for many notes created in this transaction, each a single chunk whose vector is given
-    (``(note_id, chunk, vector)``): their chunk rows, chunk vectors and pooled vectors in one statement."""
+    (``(note_id, chunk, vector)``): their chunk rows, chunk vectors and pooled vectors, as the parts of a
+    data-modifying CTE and their positional parameters (``rows_together.insert_together`` runs them in the
+    statement that inserts the notes). No parts for no notes."""
     if not notes:
-        return
-    with connection.cursor() as cur:
-        cur.execute(_INSERT_NEW_SINGLE_CHUNKS, {
-            "version": version, "chunk_ids": [uuid.uuid4() for _ in notes], "note_ids": [n for n, _, _ in notes],
-            "starts": [c.start_offset for _, c, _ in notes], "ends": [c.end_offset for _, c, _ in notes],
-            "texts": [c.text for _, c, _ in notes], "vecs": [vector_text(v) for _, _, v in notes],
-        })
+        return [], []
+    params = [[uuid.uuid4() for _ in notes], [n for n, _, _ in notes], [c.start_offset for _, c, _ in notes],
+              [c.end_offset for _, c, _ in notes], [c.text for _, c, _ in notes],
+              [vector_text(v) for _, _, v in notes], version, version, version]
+    return list(_NEW_SINGLE_CHUNKS), params
 
 
 def store_chunks(

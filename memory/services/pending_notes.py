@@ -1,4 +1,4 @@
-"""New notes of an add_note request written together: one statement for their rows, one for their chunks.
+"""New notes of an add_note request written together: one statement for their rows and their chunks.
 
 A note the resolver ADDs with nothing else to write now (no structured fields) waits here instead of being
 inserted on its own (the last flush also inserts the request's version, outbox and decision rows); the request's notes after it resolve against it through ``RequestLookups`` (in
@@ -17,7 +17,7 @@ from django.db.models import Model
 
 from elf_domain.chunking import Chunk
 
-from ..indexing.chunks import store_new_single_chunks
+from ..indexing.chunks import new_single_chunks_cte
 from ..models import MemoryNote
 from .note_hooks import NoteWritten, run_note_write_hooks
 from .rows_together import insert_together
@@ -42,11 +42,11 @@ class PendingNotes:
         self._pending.append(_Pending(note, chunk, vector, event, warnings))
 
     def flush(self, *, also: list[tuple[type[Model], list[Model]]] = ()) -> None:
-        """Insert the pending notes and the rows ``also`` holds (one statement), the notes' chunk rows and
-        vectors (one), then run the notes' hooks."""
+        """Insert the pending notes, the rows ``also`` holds and the notes' chunk rows and vectors (one
+        statement), then run the notes' hooks."""
         pending, self._pending = self._pending, []
-        insert_together([(MemoryNote, [p.note for p in pending]), *also])
-        store_new_single_chunks(self.version, [(p.note.note_id, p.chunk, p.vector) for p in pending
-                                               if p.chunk is not None])
+        chunks = new_single_chunks_cte(self.version, [(p.note.note_id, p.chunk, p.vector) for p in pending
+                                                      if p.chunk is not None])
+        insert_together([(MemoryNote, [p.note for p in pending]), *also], also=chunks)
         for p in pending:
             p.warnings.extend(run_note_write_hooks(p.event))

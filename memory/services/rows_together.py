@@ -13,8 +13,11 @@ from django.db.models import Model
 from django.db.models.sql import InsertQuery
 
 
-def insert_together(batches: list[tuple[type[Model], list[Model]]]) -> None:
-    """Insert every ``(model, unsaved rows)`` batch, in one statement; the rows are then saved instances."""
+def insert_together(batches: list[tuple[type[Model], list[Model]]],
+                    also: tuple[list[str], list] = ([], [])) -> None:
+    """Insert every ``(model, unsaved rows)`` batch, in one statement; the rows are then saved instances.
+    ``also``: further named CTE parts (``name AS (...)``, data-modifying) and their positional parameters, run
+    in the same statement after the batches."""
     parts, params = [], []
     for model, objs in batches:
         if not objs:
@@ -24,6 +27,8 @@ def insert_together(batches: list[tuple[type[Model], list[Model]]]) -> None:
         ((sql, values),) = query.get_compiler(connection=connection).as_sql()
         parts.append(f"rows_{len(parts)} AS ({sql})")
         params.extend(values)
+    parts.extend(also[0])
+    params.extend(also[1])
     if not parts:
         return
     with connection.cursor() as cur:

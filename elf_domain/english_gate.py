@@ -19,6 +19,7 @@ one sentence through (all languages: a short Portuguese one at 0.53; restricted:
 from __future__ import annotations
 
 import enum
+import functools
 import threading
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -215,7 +216,13 @@ def check_natural_language(text: str, *, thresholds: LidThresholds = REFERENCE_L
     """Natural-language gate (note text, message content, queries): NFKC, no control/invisible characters
     except newline/CR/tab, Latin/Common/Inherited scripts only, then LID on the remaining prose when it is
     long and letter-dense enough, rejecting only a non-English verdict with confidence >= threshold.
-    None when the text passes."""
+    None when the text passes. The verdicts of recent texts are remembered: one add_note text is checked by
+    the request's field check and again by the WriteGate, and the second answer is the first's."""
+    return _check_natural_language(text, thresholds)
+
+
+@functools.lru_cache(maxsize=256)
+def _check_natural_language(text: str, thresholds: LidThresholds) -> GateFailure | None:
     normalized = normalize(text)
     failure = _check_chars(normalized, allow_newlines=True)
     if failure is not None:

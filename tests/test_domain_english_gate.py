@@ -300,3 +300,16 @@ def test_the_span_scan_is_skipped_only_where_it_could_not_match():
         assert english_gate._without_technical_spans(text) == english_gate._TECHNICAL_SPANS.sub(" ", text), text
     assert english_gate._without_technical_spans("plain words only") == "plain words only"
     assert "example" not in english_gate.prose_for_lid("see https://example.com/a and WWW.example.org too")
+
+
+def test_a_text_checked_again_gets_the_first_verdict_without_a_second_language_check(monkeypatch):
+    calls = []
+    real = english_gate.identify_language
+    monkeypatch.setattr(english_gate, "identify_language", lambda prose: (calls.append(prose), real(prose))[1])
+    english_gate._check_natural_language.cache_clear()
+    english = "The deploy window for the billing service moved to Thursday afternoon this week."
+    french = "La fenêtre de déploiement du service de facturation a été déplacée à jeudi après-midi."
+    first = [check_natural_language(english), check_natural_language(french)]
+    again = [check_natural_language(english), check_natural_language(french)]
+    assert first == again and first[0] is None and first[1].reason_code == "NOT_ENGLISH"
+    assert len(calls) == 2  # one language check per distinct text

@@ -21,6 +21,14 @@ from traces.services.persist_batch import persist_claimed
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def only_this_tests_rows() -> None:
+    """Rows other suites left due in the shared test database are put off (in this test's transaction, rolled
+    back after it), so the claims and the sweep below see this test's rows alone."""
+    with connection.cursor() as cur:
+        cur.execute("UPDATE search_trace_outbox SET available_at = now() + interval '1 day' WHERE status <> 'DONE'")
+
 _TRACE_COLUMNS = ("tenant_id, project_id, agent_id, read_profile, query, expansion_mode, expanded_queries, "
                   "allowed_scopes, candidate_count, top_k, config_snapshot, trace_version, created_at, expires_at")
 

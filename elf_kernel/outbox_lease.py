@@ -151,14 +151,19 @@ RETURNING {returning}
             log.info("%s: lease lost before completion; the newer claim settles it", what)
         return True
 
-    def sweep(self, process: Callable[[object], bool], *, batch: int, budget_s: float) -> int:
+    def sweep(self, process: Callable[[object], bool], *, batch: int, budget_s: float,
+              together: Callable[[list], set] | None = None) -> int:
         """Claim up to ``batch`` due rows and process them oldest first, starting none after ``budget_s``
         (at most two thirds of the lease, so no claimed row's lease runs out before it is started; unstarted
-        rows are released for the next sweep); returns how many ``process`` reported done."""
+        rows are released for the next sweep); returns how many were done. ``together``, when given, is first
+        handed every claimed row and returns the outbox ids it settled DONE at once; ``process`` takes the
+        rest one by one."""
         budget_s = min(budget_s, lease_seconds() * 2 / 3)
         started = time.monotonic()
         leases = self.lease_due(batch)
-        done = 0
+        settled = together(leases) if together is not None and leases else set()
+        leases = [lease for lease in leases if lease.outbox_id not in settled]
+        done = len(settled)
         for position, lease in enumerate(leases):
             if time.monotonic() - started > budget_s:
                 for unstarted in leases[position:]:

@@ -14,7 +14,7 @@ from datetime import datetime
 from django.db import DatabaseError
 
 from elf_config import ElfConfig
-from elf_kernel.outbox_lease import OutboxLeaser, lease_seconds
+from elf_kernel.outbox_lease import OutboxLeaser
 
 from ..models import SearchTraceOutbox
 from .persist import persist_trace
@@ -64,32 +64,22 @@ def process_due(*, cfg: ElfConfig) -> int:
     oldest first, and persist them in one statement (``persist_batch``); rows it leaves (another schema, a
     naive timestamp) or a batch it cannot write (a payload breaking a cast or a constraint) are processed one
     by one, so a bad payload fails alone (FAILED, with the reason) and never holds the others back. Again
-    while the last batch was full and the budget lasts; returns how many are DONE."""
+    while every row of the last batch was DONE and the budget lasts; returns how many are DONE."""
     started, done = time.monotonic(), 0
-    while (claimed := time.monotonic()) - started < SWEEP_BUDGET_S:
-        # none started after the budget, nor after two thirds of the lease (no lease runs out unstarted)
-        deadline = min(started + SWEEP_BUDGET_S, claimed + lease_seconds() * 2 / 3)
-        leases = lease_due(SWEEP_BATCH)
-        try:
-            settled = persist_claimed(leases)
-        except DatabaseError as exc:
-            log.warning("trace sweep: a batch of %d could not be written in one statement, one by one: %s",
-                        len(leases), exc)
-            settled = set()
-        done += len(settled)
-        rest = [lease for lease in leases if lease.outbox_id not in settled]
-        done += sum(_process_in_budget(rest, cfg, deadline))
-        if len(leases) < SWEEP_BATCH:
+    while (budget := SWEEP_BUDGET_S - (time.monotonic() - started)) > 0:
+        batch_done = _LEASER.sweep(lambda lease: process(lease, cfg=cfg), batch=SWEEP_BATCH, budget_s=budget,
+                                   together=_persist_together)
+        done += batch_done
+        if batch_done < SWEEP_BATCH:
             break
     return done
 
 
-def _process_in_budget(leases: list, cfg: ElfConfig, deadline: float):
-    """Process ``leases`` one by one, releasing those not started by ``deadline`` (monotonic) for the next
-    sweep; yields each one's outcome."""
-    for position, lease in enumerate(leases):
-        if time.monotonic() > deadline:
-            for unstarted in leases[position:]:
-                release(unstarted)
-            return
-        yield process(lease, cfg=cfg)
+def _persist_together(leases: list) -> set:
+    """The claimed rows persisted in one statement; none (the caller goes one by one) when it fails."""
+    try:
+        return persist_claimed(leases)
+    except DatabaseError as exc:
+        log.warning("trace sweep: a batch of %d could not be written in one statement, one by one: %s",
+                    len(leases), exc)
+        return set()

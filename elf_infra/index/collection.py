@@ -7,6 +7,11 @@ costs one extra round trip, never a stuck worker or a failed search.
 
 One handle per (process, url, collection): a forked worker child builds its own client instead of sharing
 its parent's sockets.
+
+Connections are kept alive. qdrant-client turns keep-alive off for a Qdrant on localhost (delays it met with
+Nagle's algorithm; httpcore sets TCP_NODELAY on its sockets and the embedded server on its own, so they do not
+apply here): every call then opened a TCP connection, and the embedded server a thread for it. For the
+worker that was two connections per indexed batch (upsert, then delete).
 """
 
 from __future__ import annotations
@@ -16,12 +21,17 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
+import httpx
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from .points_query import PointsQuery
 
 QDRANT_TIMEOUT_S = 10
+# Kept-alive connections per handle (one per thread calling at once: the API's request threads, a worker child's
+# one task); idle ones close after KEEPALIVE_S.
+KEEPALIVE_CONNECTIONS = 16
+KEEPALIVE_S = 30.0
 T = TypeVar("T")
 Ensure = Callable[[QdrantClient, str], None]  # creates or checks the collection (and its payload indexes)
 
@@ -42,7 +52,8 @@ def is_unavailable(exc: Exception) -> bool:
 
 class CollectionHandle:
     def __init__(self, url: str, collection: str, ensure: Ensure):
-        self.client = QdrantClient(url=url, timeout=QDRANT_TIMEOUT_S)
+        self.client = QdrantClient(url=url, timeout=QDRANT_TIMEOUT_S, limits=httpx.Limits(
+            max_connections=None, max_keepalive_connections=KEEPALIVE_CONNECTIONS, keepalive_expiry=KEEPALIVE_S))
         self.points = PointsQuery(url, QDRANT_TIMEOUT_S)  # the search's batch query, without qdrant-client's stack
         self.collection = collection
         self._ensure = ensure

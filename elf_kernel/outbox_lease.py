@@ -21,7 +21,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
-from django.db import connection, transaction
+from django.db import connection
 
 from elf_config import ElfConfig
 from elf_infra.index.dispatch import send_outbox_task
@@ -84,7 +84,9 @@ RETURNING {returning}
 """
 
     def _claim(self, extra_sql: str, params: dict) -> list:
-        with transaction.atomic(), connection.cursor() as cur:
+        # One statement, atomic on its own: outside a transaction it commits by itself (no BEGIN and COMMIT
+        # round trips around it), inside one it commits with it.
+        with connection.cursor() as cur:
             cur.execute(self._claim_sql.format(extra=extra_sql), {"lease": lease_seconds(), **params})
             leases = [self.row_type(*row) for row in cur.fetchall()]
         return sorted(leases, key=lambda lease: lease.created_at)
@@ -110,6 +112,21 @@ RETURNING {returning}
     def mark_done(self, lease) -> bool:
         """DONE; False when the lease was lost (another worker holds or finished the row)."""
         return self._settle(lease, "status = %(status)s", {"status": DONE})
+
+    def mark_all_done(self, leases) -> set:
+        """Every row DONE in one statement; returns the outbox ids settled (a row whose lease was lost is
+        left to the newer claim, as ``mark_done`` leaves it)."""
+        if not leases:
+            return set()
+        with connection.cursor() as cur:
+            cur.execute(
+                f"UPDATE {self.table} o SET status = %s, updated_at = now() "
+                "FROM unnest(%s::uuid[], %s::timestamptz[]) AS held(outbox_id, token) "
+                "WHERE o.outbox_id = held.outbox_id AND o.available_at = held.token AND o.status <> %s "
+                "RETURNING o.outbox_id",
+                [DONE, [lease.outbox_id for lease in leases], [lease.leased_until for lease in leases], DONE],
+            )
+            return {row[0] for row in cur.fetchall()}
 
     def mark_failed(self, lease, exc: BaseException, cfg: ElfConfig) -> bool:
         """FAILED with attempts + 1, last_error and the backoff; False when the lease was lost."""

@@ -16,6 +16,7 @@ from memory.indexing.lease import (
     backoff_seconds,
     error_text,
     lease_one,
+    mark_all_done,
     mark_done,
     mark_failed,
     release,
@@ -104,6 +105,18 @@ def test_a_claim_hides_the_row_and_only_its_holder_settles_it(test_cfg) -> None:
     row.refresh_from_db()
     assert (row.status, row.attempts) == ("DONE", 1)
     assert lease_one(row.outbox_id) is None
+
+
+@pytest.mark.django_db
+def test_rows_settled_together_are_those_whose_lease_still_holds() -> None:
+    held, lost, finished = (lease_one(_row().outbox_id) for _ in range(3))
+    IndexingOutbox.objects.filter(pk=lost.outbox_id).update(available_at=lost.leased_until + timedelta(seconds=1))
+    assert mark_done(finished)
+    assert mark_all_done([held, lost, finished]) == {held.outbox_id}
+    status = dict(IndexingOutbox.objects.filter(pk__in=[held.outbox_id, lost.outbox_id, finished.outbox_id])
+                  .values_list("outbox_id", "status"))
+    assert status == {held.outbox_id: "DONE", lost.outbox_id: "PENDING", finished.outbox_id: "DONE"}
+    assert mark_all_done([]) == set()
 
 
 @pytest.mark.django_db

@@ -32,6 +32,7 @@ LEASER = OutboxLeaser("indexing_outbox", ("note_id", "op", "embedding_version"),
 lease_due = LEASER.lease_due
 lease_one = LEASER.lease_one
 mark_done = LEASER.mark_done
+mark_all_done = LEASER.mark_all_done
 mark_failed = LEASER.mark_failed
 release = LEASER.release
 run = LEASER.run

@@ -22,13 +22,13 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from django.db import connection, transaction
+from django.db import connection
 
 from elf_config import ElfConfig
 from elf_kernel.locks import lock_class
 from elf_kernel.outbox_lease import lease_seconds
 
-from .lease import Lease, lease_due, lease_one, mark_done, mark_failed, release
+from .lease import Lease, lease_due, lease_one, mark_all_done, mark_failed, release
 from .note_batch import index_notes
 from .outbox import ROWS_PER_TASK
 
@@ -105,16 +105,15 @@ def _process_batch(leases: list[Lease], cfg: ElfConfig) -> set[uuid.UUID]:
     ops = {lease.note_id: lease.op for lease in sorted(leases, key=lambda lease: lease.created_at)}
     with note_locks(ops):
         failed = index_notes(cfg=cfg, ops=ops)
-    done = set()
-    with transaction.atomic():
-        for lease in leases:
-            if lease.note_id in failed:
-                _fail(lease, failed[lease.note_id], cfg)
-                continue
-            done.add(lease.outbox_id)
-            if not mark_done(lease):
-                log.info("%s: lease lost before completion; the newer claim settles it", _what(lease))
-    return done
+    done = [lease for lease in leases if lease.note_id not in failed]
+    for lease in leases:
+        if lease.note_id in failed:
+            _fail(lease, failed[lease.note_id], cfg)
+    settled = mark_all_done(done)  # each row settles on its own lease token: no transaction needed around them
+    for lease in done:
+        if lease.outbox_id not in settled:
+            log.info("%s: lease lost before completion; the newer claim settles it", _what(lease))
+    return {lease.outbox_id for lease in done}
 
 
 def _fail(lease: Lease, exc: BaseException, cfg: ElfConfig) -> None:

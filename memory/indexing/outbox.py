@@ -47,7 +47,12 @@ def outbox_rows(*, note_ids: list[uuid.UUID], op: str, embedding_version: str) -
 
 
 def dispatch_rows(rows: list[IndexingOutbox]) -> None:
-    """Once the current transaction commits, send one task per ROWS_PER_TASK of the inserted ``rows``."""
+    """Once the current transaction commits, send one task per ROWS_PER_TASK of the inserted ``rows``. A lone
+    row's task may be coalesced with other lone rows' (``OutboxPublisher``): one task per ROWS_PER_TASK of
+    them when they come quicker than the publisher's window."""
+    if len(rows) == 1:
+        dispatch_on_commit(PROCESS_TASK, rows[0].outbox_id, log=log, coalesce=ROWS_PER_TASK)
+        return
     for row in rows[::ROWS_PER_TASK]:
         dispatch_on_commit(PROCESS_TASK, row.outbox_id, log=log)
 

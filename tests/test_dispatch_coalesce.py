@@ -73,3 +73,20 @@ def test_sends_that_do_not_coalesce_go_one_by_one_at_once_beside_held_ones() -> 
     assert [row for _, row, _ in broker.sent] == ["a1", "d1", "d2", "d3"]
     publisher.join()
     assert [row for _, row, _ in broker.sent] == ["a1", "d1", "d2", "d3", "a2"]
+
+
+def test_a_send_that_raises_does_not_stop_the_publisher() -> None:
+    broker = Broker()
+
+    def send(task_name, row_id, *, log):
+        if row_id == "bad":
+            raise RuntimeError("broker client bug")
+        return broker.send(task_name, row_id, log=log)
+
+    publisher = OutboxPublisher(window_s=WINDOW_S, send=send)
+    for row in ("bad", "r1"):
+        publisher.submit("docs", row, log=log)
+    joined = threading.Event()
+    threading.Thread(target=lambda: (publisher.join(), joined.set()), daemon=True).start()
+    assert joined.wait(5), "the publisher thread died with the failed send"
+    assert [row for _, row, _ in broker.sent] == ["r1"]

@@ -110,7 +110,10 @@ class OutboxPublisher:
 
     def _send_one(self, item: tuple) -> None:
         ctx, task_name, row_id, log, _ = item
-        ctx.run(self._send, task_name, row_id, log=log)
+        try:
+            ctx.run(self._send, task_name, row_id, log=log)
+        except Exception:  # the thread must outlive any one send; the sweep takes the row
+            log.exception("dispatching %s for outbox row %s failed (the sweep will pick it up)", task_name, row_id)
 
 
 PUBLISHER = OutboxPublisher()

@@ -31,6 +31,9 @@ class Sizing:
     worker_prefetch: int
     worker_nice: int
     worker_embed_threads: int
+    # ONNX threads of an API call embedding BATCH_MIN_TEXTS texts or more (an add_note batch): "auto" gives
+    # such a call up to two cores (one request waits for all of it); a set api_embed_threads applies to it too.
+    api_embed_batch_threads: int
 
 
 def available_cores() -> int:
@@ -66,6 +69,7 @@ def resolve_sizing(cfg: ElfConfig, cores: int) -> Sizing:
         worker_prefetch=w.prefetch_multiplier,
         worker_nice=w.nice,
         worker_embed_threads=_embed_threads(w.embed_threads, cores, concurrency),
+        api_embed_batch_threads=_embed_threads(s.api_embed_threads, cores, 1),
     )
 
 

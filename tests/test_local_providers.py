@@ -62,6 +62,15 @@ def test_batch_and_single_give_the_same_vectors(embedder):
     assert np.abs(batch - single).max() < 1e-5
 
 
+def test_a_batch_on_more_threads_gives_the_single_thread_vectors():
+    model = local_embedder.MiniLMOnnxModel(intra_op_num_threads=1, sub_batch_size=16, batch_threads=2)
+    texts = [f"Note {i}: the deploy window moved to Friday night for service {i}." for i in range(12)]
+    assert model.session_for(len(texts)) is not model.session_for(1)  # the batch runs on the two-thread session
+    batch = model.embed(texts)
+    single = np.stack([model.embed([t])[0] for t in texts])
+    assert np.abs(batch - single).max() < 1e-5
+
+
 def test_long_texts_truncate_at_256_tokens(embedder):
     tok = get_tokenizer()
     long_a = _long_text(400, " alpha beta gamma")

@@ -36,20 +36,25 @@ def test_omitted_keys_are_auto_and_resolve_from_the_cores(tmp_path):
     assert (cfg.service.api_workers, cfg.service.api_threads, cfg.service.api_embed_threads) == ("auto", 4, "auto")
     assert (cfg.worker.concurrency, cfg.worker.prefetch_multiplier, cfg.worker.nice, cfg.worker.embed_threads) == (
         "auto", 1, 10, "auto")
-    # One gunicorn worker per core with one ONNX thread each; one Celery process per two cores with two.
+    # One gunicorn worker per core with one ONNX thread each (two for a batch call); one Celery process per two
+    # cores with two.
     assert resolve_sizing(cfg, 2) == Sizing(api_workers=2, api_threads=4, api_embed_threads=1, worker_concurrency=1,
-                                            worker_prefetch=1, worker_nice=10, worker_embed_threads=2)
-    assert resolve_sizing(cfg, 1) == Sizing(1, 4, 1, 1, 1, 10, 1)
-    assert resolve_sizing(cfg, 8) == Sizing(8, 4, 1, 4, 1, 10, 2)
+                                            worker_prefetch=1, worker_nice=10, worker_embed_threads=2,
+                                            api_embed_batch_threads=2)
+    assert resolve_sizing(cfg, 1) == Sizing(1, 4, 1, 1, 1, 10, 1, 1)
+    assert resolve_sizing(cfg, 8) == Sizing(8, 4, 1, 4, 1, 10, 2, 2)
 
 
 def test_explicit_values_are_used_and_auto_threads_follow_the_explicit_process_counts(tmp_path):
     cfg = _load(tmp_path, {"api_workers": 1, "api_threads": 8}, {"concurrency": 3, "prefetch_multiplier": 2, "nice": 0})
     assert resolve_sizing(cfg, 4) == Sizing(api_workers=1, api_threads=8, api_embed_threads=2, worker_concurrency=3,
-                                            worker_prefetch=2, worker_nice=0, worker_embed_threads=1)
+                                            worker_prefetch=2, worker_nice=0, worker_embed_threads=1,
+                                            api_embed_batch_threads=2)
     cfg = _load(tmp_path, {"api_embed_threads": 3}, {"embed_threads": 4})
     sizing = resolve_sizing(cfg, 2)
-    assert (sizing.api_embed_threads, sizing.worker_embed_threads) == (3, 4)
+    assert (sizing.api_embed_threads, sizing.api_embed_batch_threads, sizing.worker_embed_threads) == (3, 3, 4)
+    cfg = _load(tmp_path, {"api_embed_threads": 1})
+    assert resolve_sizing(cfg, 2).api_embed_batch_threads == 1  # a set count holds for batches too
 
 
 @pytest.mark.parametrize(
@@ -144,12 +149,17 @@ def test_set_embed_threads_reloads_the_model_with_that_many_onnx_threads(monkeyp
     monkeypatch.setattr(local_embedder, "MiniLMOnnxModel", CountingModel)
     monkeypatch.setattr(local_embedder, "_shared", None)
     monkeypatch.setattr(local_embedder, "_intra_op_threads", 2)
+    monkeypatch.setattr(local_embedder, "_batch_threads", 2)
     first = local_embedder.shared_model()
     set_embed_threads(1)
     second = local_embedder.shared_model()
     assert loads == [2, 1] and second is not first
     set_embed_threads(1)  # unchanged: the loaded model stays
     assert local_embedder.shared_model() is second and loads == [2, 1]
+    set_embed_threads(1, 2)  # batches get two threads: a new model, whose batch calls run on two
+    third = local_embedder.shared_model()
+    assert loads == [2, 1, 1] and third is not second
+    assert [third.session_for(n).get_session_options().intra_op_num_threads for n in (1, 7, 8, 50)] == [1, 1, 2, 2]
     with pytest.raises(ValueError):
         set_embed_threads(0)
 

@@ -91,10 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     cfg = bootstrap(args.config)
     cores = available_cores()
     sizing = resolve_sizing(cfg, cores)
-    set_embed_threads(sizing.api_embed_threads)  # before the workers fork: each loads its model with these
+    # before the workers fork: each loads its model with these
+    set_embed_threads(sizing.api_embed_threads, sizing.api_embed_batch_threads)
     logging.getLogger("elf.api").info(
-        "elf-api: %d workers x %d threads, %d ONNX threads each (%d cores)",
-        sizing.api_workers, sizing.api_threads, sizing.api_embed_threads, cores,
+        "elf-api: %d workers x %d threads, %d ONNX threads each (%d for a batch) (%d cores)",
+        sizing.api_workers, sizing.api_threads, sizing.api_embed_threads, sizing.api_embed_batch_threads, cores,
     )
     taken = taken_binds([cfg.service.http_bind, cfg.service.admin_bind])
     if taken:

@@ -9,11 +9,12 @@ from pathlib import Path
 AUTOGROUP = Path("/proc/self/autogroup")
 
 
-def set_embed_threads(n: int) -> None:
-    """The local embedder's ONNX threads in this process and in the processes it forks."""
+def set_embed_threads(n: int, batch: int | None = None) -> None:
+    """The local embedder's ONNX threads in this process and in the processes it forks: ``n`` for single
+    texts, ``batch`` (default ``n``) for calls of many texts."""
     from elf_infra.providers import local_embedder
 
-    local_embedder.set_intra_op_threads(n)
+    local_embedder.set_intra_op_threads(n, batch)
 
 
 def lower_priority(nice: int) -> int:

@@ -115,8 +115,11 @@ def test_each_api_worker_loads_the_local_model_before_its_first_request(tmp_path
     hook = gunicorn_options(cfg, resolve_sizing(cfg, 2), {"version": 1})["post_worker_init"]
     monkeypatch.setattr(local_embedder, "_shared", None)
     monkeypatch.setattr("elf_kernel.runtime.get_config", lambda: cfg)
+    monkeypatch.setattr(local_embedder, "_intra_op_threads", 1)
+    monkeypatch.setattr(local_embedder, "_batch_threads", 2)
     hook(None)  # gunicorn calls post_worker_init(worker)
     assert local_embedder._shared is not None and local_embedder._shared[0] == os.getpid()
+    assert sorted(local_embedder._shared[1]._sessions) == [1, 2]  # the batch calls' session is loaded too
 
     http = copy.deepcopy(cfg)
     for p in (http.providers.embedding, http.providers.rerank):

@@ -63,11 +63,14 @@ def freeze_heap(_server, _worker) -> None:
 def warm_local_model(_worker) -> None:
     """Load the in-process embedding model and run it once in a new gunicorn worker (the ``post_worker_init``
     hook), when a local provider uses it: otherwise the first request each worker answers pays for loading
-    it (about a second; the model cannot be loaded before the fork, its thread pool would not survive)."""
+    it (about a second; the model cannot be loaded before the fork, its thread pool would not survive). The
+    session for batch calls too, when they get threads of their own."""
     from elf_config.rules import LOCAL_PROVIDER
     from elf_infra.providers import local_embedder
     from elf_kernel.runtime import get_config
 
     p = get_config().providers
     if LOCAL_PROVIDER in (p.embedding.provider_id, p.rerank.provider_id):
-        local_embedder.shared_model().embed(["The model is loaded before the first request."])
+        model = local_embedder.shared_model()
+        model.embed(["The model is loaded before the first request."])
+        model.embed([f"Batch warm-up text {i}." for i in range(local_embedder.BATCH_MIN_TEXTS)])

@@ -100,37 +100,36 @@ RETURNING {returning}
         leases = self._claim("AND outbox_id = %(outbox_id)s", {"limit": 1, "outbox_id": str(outbox_id)})
         return leases[0] if leases else None
 
-    def _settle(self, lease, set_sql: str, params: dict) -> bool:
-        with connection.cursor() as cur:
-            cur.execute(
-                f"UPDATE {self.table} SET {set_sql}, updated_at = now() "
-                "WHERE outbox_id = %(outbox_id)s AND available_at = %(token)s AND status <> %(done)s",
-                {**params, "outbox_id": lease.outbox_id, "token": lease.leased_until, "done": DONE},
-            )
-            return cur.rowcount == 1
-
-    def mark_done(self, lease) -> bool:
-        """DONE; False when the lease was lost (another worker holds or finished the row)."""
-        return self._settle(lease, "status = %(status)s", {"status": DONE})
-
-    def mark_all_done(self, leases) -> set:
-        """Every row DONE in one statement; returns the outbox ids settled (a row whose lease was lost is
-        left to the newer claim, as ``mark_done`` leaves it)."""
+    def _settle(self, leases, set_sql: str, params: dict) -> set:
+        """Apply ``set_sql`` to the rows whose lease token still holds, in one statement; returns their ids."""
         if not leases:
             return set()
         with connection.cursor() as cur:
             cur.execute(
-                f"UPDATE {self.table} o SET status = %s, updated_at = now() "
-                "FROM unnest(%s::uuid[], %s::timestamptz[]) AS held(outbox_id, token) "
-                "WHERE o.outbox_id = held.outbox_id AND o.available_at = held.token AND o.status <> %s "
+                f"UPDATE {self.table} o SET {set_sql}, updated_at = now() "
+                "FROM unnest(%(ids)s::uuid[], %(tokens)s::timestamptz[]) AS held(outbox_id, token) "
+                "WHERE o.outbox_id = held.outbox_id AND o.available_at = held.token AND o.status <> %(done)s "
                 "RETURNING o.outbox_id",
-                [DONE, [lease.outbox_id for lease in leases], [lease.leased_until for lease in leases], DONE],
+                {**params, "ids": [lease.outbox_id for lease in leases],
+                 "tokens": [lease.leased_until for lease in leases], "done": DONE},
             )
             return {row[0] for row in cur.fetchall()}
 
+    def _settle_one(self, lease, set_sql: str, params: dict) -> bool:
+        return lease.outbox_id in self._settle([lease], set_sql, params)
+
+    def mark_done(self, lease) -> bool:
+        """DONE; False when the lease was lost (another worker holds or finished the row)."""
+        return self._settle_one(lease, "status = %(status)s", {"status": DONE})
+
+    def mark_all_done(self, leases) -> set:
+        """Every row DONE in one statement; returns the outbox ids settled (a row whose lease was lost is
+        left to the newer claim, as ``mark_done`` leaves it)."""
+        return self._settle(leases, "status = %(status)s", {"status": DONE})
+
     def mark_failed(self, lease, exc: BaseException, cfg: ElfConfig) -> bool:
         """FAILED with attempts + 1, last_error and the backoff; False when the lease was lost."""
-        return self._settle(
+        return self._settle_one(
             lease,
             "status = %(status)s, attempts = attempts + 1, last_error = %(error)s, "
             "available_at = now() + make_interval(secs => %(delay)s)",
@@ -139,7 +138,7 @@ RETURNING {returning}
 
     def release(self, lease) -> bool:
         """Give a claimed row back unprocessed: due again at once, nothing counted."""
-        return self._settle(lease, "available_at = now()", {})
+        return self._settle_one(lease, "available_at = now()", {})
 
     def retry_now(self, outbox_ids, task_name: str, *, log: logging.Logger) -> int:
         """An operator's retry: make the given PENDING/FAILED rows due now (DONE rows are left) and dispatch

@@ -27,11 +27,22 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from celery import current_app
 
 PUBLISH_QUEUE_MAX = 1000  # sends waiting per process; beyond this the sweep takes the rows
 COALESCE_S = 0.05  # rows of a coalescing outbox submitted within this long of its last send go together
+
+
+class _Send(NamedTuple):
+    """One submitted send, with the context variables of the code that submitted it."""
+
+    ctx: contextvars.Context
+    task_name: str
+    row_id: Any
+    log: logging.Logger
+    coalesce: int
 
 
 def send_outbox_task(task_name: str, row_id, *, log: logging.Logger) -> bool:
@@ -61,7 +72,7 @@ class OutboxPublisher:
         claims up to that many due rows, so the row may go with others of ``task_name`` (module docstring)."""
         self._start_once()
         try:
-            self._queue.put_nowait((contextvars.copy_context(), task_name, row_id, log, coalesce))
+            self._queue.put_nowait(_Send(contextvars.copy_context(), task_name, row_id, log, coalesce))
         except queue.Full:
             log.warning("dispatch queue full: %s for outbox row %s not sent (the sweep will pick it up)",
                         task_name, row_id)
@@ -83,7 +94,7 @@ class OutboxPublisher:
                 self._pid = os.getpid()
 
     def _run(self, q: queue.Queue) -> None:
-        held: dict[str, list[tuple]] = {}  # coalescing rows waiting for the end of their task's window
+        held: dict[str, list[_Send]] = {}  # coalescing rows waiting for the end of their task's window
         last_sent: dict[str, float] = {}
         while True:
             due = min((last_sent[name] + self.window_s for name in held), default=None)
@@ -92,8 +103,8 @@ class OutboxPublisher:
             except queue.Empty:
                 item = None
             if item is not None:
-                name, coalesce = item[1], item[4]
-                if coalesce > 1 and (name in held or time.monotonic() - last_sent.get(name, -1e9) < self.window_s):
+                name = item.task_name
+                if item.coalesce > 1 and (name in held or time.monotonic() - last_sent.get(name, -1e9) < self.window_s):
                     held.setdefault(name, []).append(item)
                 else:
                     self._send_one(item)
@@ -101,19 +112,19 @@ class OutboxPublisher:
                     q.task_done()
             for name in [n for n in held if time.monotonic() - last_sent[n] >= self.window_s]:
                 items = held.pop(name)
-                limit = items[0][4]
+                limit = items[0].coalesce
                 for start in range(0, len(items), limit):
                     self._send_one(items[min(start + limit, len(items)) - 1])  # the newest of these rows
                 last_sent[name] = time.monotonic()
                 for _ in items:
                     q.task_done()
 
-    def _send_one(self, item: tuple) -> None:
-        ctx, task_name, row_id, log, _ = item
+    def _send_one(self, item: _Send) -> None:
         try:
-            ctx.run(self._send, task_name, row_id, log=log)
+            item.ctx.run(self._send, item.task_name, item.row_id, log=item.log)
         except Exception:  # the thread must outlive any one send; the sweep takes the row
-            log.exception("dispatching %s for outbox row %s failed (the sweep will pick it up)", task_name, row_id)
+            item.log.exception("dispatching %s for outbox row %s failed (the sweep will pick it up)", item.task_name,
+                               item.row_id)
 
 
 PUBLISHER = OutboxPublisher()

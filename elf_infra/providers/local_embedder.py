@@ -46,7 +46,7 @@ class MiniLMOnnxModel:
     threads). Thread-safe: ``InferenceSession.run`` is."""
 
     def __init__(self, *, intra_op_num_threads: int, sub_batch_size: int, batch_threads: int | None = None):
-        self._threads = {"single": intra_op_num_threads, "batch": max(batch_threads or 0, intra_op_num_threads)}
+        self._batch_threads = max(batch_threads or 0, intra_op_num_threads)
         self._sessions: dict[int, object] = {}
         self._sessions_lock = threading.Lock()
         self._session = self._session_with(intra_op_num_threads)
@@ -77,7 +77,7 @@ class MiniLMOnnxModel:
     def session_for(self, texts: int):
         """The session a call with ``texts`` texts runs on."""
         if texts >= BATCH_MIN_TEXTS:
-            return self._session_with(self._threads["batch"])
+            return self._session_with(self._batch_threads)
         return self._session
 
     def embed(self, texts: list[str]) -> np.ndarray:

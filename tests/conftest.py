@@ -147,9 +147,9 @@ EMBED_PATH, RERANK_PATH, CHAT_PATH = "/v1/embeddings", "/v1/rerank", "/v1/chat/c
 
 def local_model_embeddings(request: RecordedRequest) -> FakeResponse:
     """An OpenAI-style embeddings endpoint backed by the real local MiniLM (semantic vectors over HTTP)."""
-    from elf_infra.providers.local_embedder import LocalEmbedder
+    from elf_infra.providers.local_embedder import LOCAL_EMBEDDING_MODEL, LocalEmbedder
 
-    vectors = LocalEmbedder("all-MiniLM-L6-v2-int8").embed(request.json["input"])
+    vectors = LocalEmbedder(LOCAL_EMBEDDING_MODEL).embed(request.json["input"])
     return FakeResponse(json={"object": "list", "data": [{"index": i, "embedding": v} for i, v in enumerate(vectors)]})
 
 

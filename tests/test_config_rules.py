@@ -188,7 +188,7 @@ def test_ranking_formula_is_rank_blend_when_omitted(tmp_path):
 
 def test_example_loads_and_is_frozen():
     cfg = load_config(REPO / "elf.toml.example")
-    assert cfg.embedding_version == "local:all-MiniLM-L6-v2-int8:384"
+    assert cfg.embedding_version == "local:all-MiniLM-L6-v2-qint8:384"
     assert cfg.storage.qdrant.docs_collection_name == "mem_notes_v2_docs"
     with pytest.raises(Exception):
         cfg.memory.top_k = 3  # type: ignore[misc]

@@ -31,7 +31,7 @@ FILL = {
     "storage.qdrant.vector_dim": 384,
     **{f"providers.embedding.{k}": v for k, v in LOCAL_PROVIDER.items()},
     "providers.embedding.path": "/v1/embeddings",
-    "providers.embedding.model": "all-MiniLM-L6-v2-int8",
+    "providers.embedding.model": "all-MiniLM-L6-v2-qint8",
     "providers.embedding.dimensions": 384,
     **{f"providers.rerank.{k}": v for k, v in LOCAL_PROVIDER.items()},
     "providers.rerank.path": "/v1/rerank",

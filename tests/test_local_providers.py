@@ -14,15 +14,16 @@ from elf_infra.providers.local_extractor import LocalExtractorProvider
 from elf_infra.providers.local_rerank import LocalRerankProvider
 from elf_infra.providers.tokenizer import get_tokenizer
 from elf_config import load_config
+from elf_config.rules import LOCAL_EMBEDDING_FLOAT32, LOCAL_EMBEDDING_MODELS, LOCAL_EMBEDDING_QINT8
 from tests.conftest import REPO
 
 EATING_FOOD = "A man is eating food."
 EATING_BREAD = "A man is eating a piece of bread."
 
 
-@pytest.fixture(scope="module")
-def embedder() -> LocalEmbedder:
-    return LocalEmbedder("all-MiniLM-L6-v2-int8")
+@pytest.fixture(scope="module", params=LOCAL_EMBEDDING_MODELS)
+def embedder(request) -> LocalEmbedder:
+    return LocalEmbedder(request.param)
 
 
 def _vectors(embedder: LocalEmbedder, texts: list[str]) -> np.ndarray:
@@ -62,8 +63,44 @@ def test_batch_and_single_give_the_same_vectors(embedder):
     assert np.abs(batch - single).max() < 1e-5
 
 
+def test_the_int8_product_model_is_close_to_the_float32_one_and_not_the_same():
+    texts = [EATING_FOOD, EATING_BREAD, "Deploys happen on Tuesdays.", _long_text(60), "Prefer tabs."]
+    qint8 = _vectors(LocalEmbedder(LOCAL_EMBEDDING_QINT8), texts)
+    float32 = _vectors(LocalEmbedder(LOCAL_EMBEDDING_FLOAT32), texts)
+    cosine = (qint8 * float32).sum(axis=1)
+    assert cosine.min() > 0.97  # the same model, quantized (0.983 at the least over 300 LoCoMo sentences)
+    assert np.abs(qint8 - float32).max() > 1e-3  # ... and really the int8 one: its own embedding_version
+
+
+def test_the_int8_product_model_runs_each_text_alone_so_a_batch_gives_the_single_vectors():
+    model = local_embedder.MiniLMOnnxModel(intra_op_num_threads=2, sub_batch_size=16, batch_threads=2,
+                                           path=local_embedder.model_file(LOCAL_EMBEDDING_QINT8), per_text=True)
+    texts = [f"Note {i}: the deploy window moved to Friday night for service {i}." * (1 + i % 3) for i in range(12)]
+    assert model.session_for(len(texts)) is model.session_for(1)
+    assert model.session_for(1).get_session_options().intra_op_num_threads == 1
+    batch = model.embed(texts)  # two texts at a time, each alone: padding or neighbours would move its scale
+    single = np.stack([model.embed([t])[0] for t in texts])
+    assert np.array_equal(batch, single)
+
+
+def test_the_int8_product_model_is_built_once_and_reused(tmp_path, monkeypatch):
+    from elf_infra.providers import quantized_model
+
+    monkeypatch.setenv(quantized_model.CACHE_ENV, str(tmp_path / "models"))
+    builds = []
+    real_build = quantized_model._build
+    monkeypatch.setattr(quantized_model, "_build", lambda target: (builds.append(target), real_build(target)))
+    first = quantized_model.quantized_model_path()
+    assert first.parent == tmp_path / "models" and first.is_file() and len(builds) == 1
+    assert quantized_model.quantized_model_path() == first and len(builds) == 1  # cached
+    assert [p.name for p in first.parent.iterdir() if not p.name.startswith(".")] == [first.name]  # no leftovers
+    with pytest.raises(ValueError, match="unknown local embedding model"):
+        LocalEmbedder("all-MiniLM-L6-v2-fp16")
+
+
 def test_a_batch_on_more_threads_gives_the_single_thread_vectors():
-    model = local_embedder.MiniLMOnnxModel(intra_op_num_threads=1, sub_batch_size=16, batch_threads=2)
+    model = local_embedder.MiniLMOnnxModel(intra_op_num_threads=1, sub_batch_size=16, batch_threads=2,
+                                           path=local_embedder.model_file(LOCAL_EMBEDDING_FLOAT32))
     texts = [f"Note {i}: the deploy window moved to Friday night for service {i}." for i in range(12)]
     assert model.session_for(len(texts)) is not model.session_for(1)  # the batch runs on the two-thread session
     batch = model.embed(texts)
@@ -99,7 +136,7 @@ def test_model_loads_once_per_process_even_under_concurrent_first_use(monkeypatc
             super().__init__(**kwargs)
 
     monkeypatch.setattr(local_embedder, "MiniLMOnnxModel", CountingModel)
-    monkeypatch.setattr(local_embedder, "_shared", None)
+    monkeypatch.setattr(local_embedder, "_shared", {})
     barrier = threading.Barrier(4)
     seen = []
 
@@ -116,7 +153,7 @@ def test_model_loads_once_per_process_even_under_concurrent_first_use(monkeypatc
     assert loads[0]["intra_op_num_threads"] == local_embedder.INTRA_OP_NUM_THREADS >= 1
 
     # A forked child (another pid) does not reuse its parent's session.
-    monkeypatch.setattr(local_embedder, "_shared", (os.getpid() + 1, seen[0]))
+    monkeypatch.setattr(local_embedder, "_shared", {local_embedder.LOCAL_EMBEDDING_MODEL: (os.getpid() + 1, seen[0])})
     assert local_embedder.shared_model() is not seen[0]
     assert len(loads) == 2
 

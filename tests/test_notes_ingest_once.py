@@ -82,9 +82,9 @@ def test_a_keyed_update_stores_the_new_vector_without_a_worker_call(svc) -> None
         (0, new_text)]
     ((vec,),) = rows(svc, "SELECT e.vec::text FROM note_chunk_embeddings e JOIN memory_note_chunks c USING (chunk_id) "
                           "WHERE c.note_id = %s", (res["note_id"],))
-    from elf_infra.providers.local_embedder import LocalEmbedder
+    from elf_infra.providers.local_embedder import LOCAL_EMBEDDING_MODEL, LocalEmbedder
 
-    (expected,) = LocalEmbedder("all-MiniLM-L6-v2-int8").embed([new_text])
+    (expected,) = LocalEmbedder(LOCAL_EMBEDDING_MODEL).embed([new_text])
     assert np.allclose(parse_vector(vec), expected, atol=1e-4)
 
 

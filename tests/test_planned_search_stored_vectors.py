@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import requests
 
-from elf_infra.providers.local_embedder import LocalEmbedder
+from elf_infra.providers.local_embedder import LOCAL_EMBEDDING_MODEL, LocalEmbedder
 from elf_infra.providers.local_rerank import LocalRerankProvider, content_terms
 from tests.conftest import EMBED_PATH, RERANK_PATH, TEST_CONFIG, FakeResponse, local_model_embeddings
 from tests.indexing_helpers import parse_vector
@@ -51,7 +51,7 @@ def svc(isolated_services_module):
 
 @pytest.fixture(scope="module")
 def embedder():
-    return LocalEmbedder("all-MiniLM-L6-v2-int8")
+    return LocalEmbedder(LOCAL_EMBEDDING_MODEL)
 
 
 def planned(s, query: str, tenant: str = "t1") -> dict:

@@ -113,21 +113,25 @@ def test_each_api_worker_loads_the_local_model_before_its_first_request(tmp_path
 
     cfg = _load(tmp_path, {})
     hook = gunicorn_options(cfg, resolve_sizing(cfg, 2), {"version": 1})["post_worker_init"]
-    monkeypatch.setattr(local_embedder, "_shared", None)
+    monkeypatch.setattr(local_embedder, "_shared", {})
     monkeypatch.setattr("elf_kernel.runtime.get_config", lambda: cfg)
     monkeypatch.setattr(local_embedder, "_intra_op_threads", 1)
     monkeypatch.setattr(local_embedder, "_batch_threads", 2)
     hook(None)  # gunicorn calls post_worker_init(worker)
-    assert local_embedder._shared is not None and local_embedder._shared[0] == os.getpid()
-    assert sorted(local_embedder._shared[1]._sessions) == [1, 2]  # the batch calls' session is loaded too
+    # the configured model, and no other
+    assert list(local_embedder._shared) == [cfg.providers.embedding.model]
+    pid, model = local_embedder._shared[cfg.providers.embedding.model]
+    assert pid == os.getpid()
+    # the int8-product model runs every text alone on one ONNX thread; a batch call runs two such at a time
+    assert sorted(model._sessions) == [1] and model._pool is not None and model._batch_threads == 2
 
     http = copy.deepcopy(cfg)
     for p in (http.providers.embedding, http.providers.rerank):
         object.__setattr__(p, "provider_id", "openai")
-    monkeypatch.setattr(local_embedder, "_shared", None)
+    monkeypatch.setattr(local_embedder, "_shared", {})
     monkeypatch.setattr("elf_kernel.runtime.get_config", lambda: http)
     hook(None)
-    assert local_embedder._shared is None  # no local provider: nothing to load
+    assert local_embedder._shared == {}  # no local provider: nothing to load
 
 
 def test_celery_worker_options_follow_the_config(tmp_path):
@@ -150,17 +154,18 @@ def test_set_embed_threads_reloads_the_model_with_that_many_onnx_threads(monkeyp
             super().__init__(**kwargs)
 
     monkeypatch.setattr(local_embedder, "MiniLMOnnxModel", CountingModel)
-    monkeypatch.setattr(local_embedder, "_shared", None)
+    monkeypatch.setattr(local_embedder, "_shared", {})
     monkeypatch.setattr(local_embedder, "_intra_op_threads", 2)
+    FLOAT32 = local_embedder.LOCAL_EMBEDDING_FLOAT32  # the model whose batches run on a session of their own
     monkeypatch.setattr(local_embedder, "_batch_threads", 2)
-    first = local_embedder.shared_model()
+    first = local_embedder.shared_model(FLOAT32)
     set_embed_threads(1)
-    second = local_embedder.shared_model()
+    second = local_embedder.shared_model(FLOAT32)
     assert loads == [2, 1] and second is not first
     set_embed_threads(1)  # unchanged: the loaded model stays
-    assert local_embedder.shared_model() is second and loads == [2, 1]
+    assert local_embedder.shared_model(FLOAT32) is second and loads == [2, 1]
     set_embed_threads(1, 2)  # batches get two threads: a new model, whose batch calls run on two
-    third = local_embedder.shared_model()
+    third = local_embedder.shared_model(FLOAT32)
     assert loads == [2, 1, 1] and third is not second
     assert [third.session_for(n).get_session_options().intra_op_num_threads for n in (1, 7, 8, 50)] == [1, 1, 2, 2]
     with pytest.raises(ValueError):

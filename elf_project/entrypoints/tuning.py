@@ -71,6 +71,8 @@ def warm_local_model(_worker) -> None:
 
     p = get_config().providers
     if LOCAL_PROVIDER in (p.embedding.provider_id, p.rerank.provider_id):
-        model = local_embedder.shared_model()
+        # The model the embedding provider names; a local reranker alone embeds with the default one.
+        local = p.embedding.model if p.embedding.provider_id == LOCAL_PROVIDER else local_embedder.LOCAL_EMBEDDING_MODEL
+        model = local_embedder.shared_model(local)
         model.embed(["The model is loaded before the first request."])
         model.embed([f"Batch warm-up text {i}." for i in range(local_embedder.BATCH_MIN_TEXTS)])

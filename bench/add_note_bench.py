@@ -30,7 +30,7 @@ from pathlib import Path
 import psycopg
 import requests
 
-from bench.add_note_floor import measure
+from bench.add_note_floor import measure, remove
 from bench.stats import percentile
 from bench.target import loopback_base_url
 from elf_config import load_config
@@ -80,15 +80,22 @@ def main(argv: list[str]) -> int:
     texts = sentences(args.notes)
     if len(texts) < args.notes:
         print(f"only {len(texts)} distinct sentences available; using those", file=sys.stderr)
+    single, rest = texts[: args.single], texts[args.single :]
+    print(f"load average at start: {load_average()}")
+    floors = [measure(cfg, single, 1, keep_rows=True)] + ([measure(cfg, rest, args.batch, keep_rows=True)] if rest else [])
+    try:
+        return _writes(args, cfg, base, single, rest, *floors)
+    finally:
+        remove(cfg, floors)  # only now: deleting their rows right before the writes slowed those
+
+
+def _writes(args, cfg, base: str, single: list[str], rest: list[str], floor, batch_floor=None) -> int:
+    """The measured part: the writes, the wait until they are searchable, the probes."""
     tenant = f"bench-{uuid.uuid4().hex[:8]}"
     session = requests.Session()
     hdr = lambda i: {"X-ELF-Tenant-Id": tenant, "X-ELF-Project-Id": "bench", "X-ELF-Agent-Id": f"agent-{i % args.agents}"}
     note = lambda t: {"type": "fact", "text": t, "importance": 0.5, "confidence": 0.9}
     ops: Counter = Counter()
-
-    single, rest = texts[: args.single], texts[args.single :]
-    print(f"load average at start: {load_average()}")
-    floor, batch_floor = measure(cfg, single, 1), (measure(cfg, rest, args.batch) if rest else None)
     started = time.perf_counter()  # the first write
     lat, last = [], None  # last: (headers, text, note_id) of the last note written
     for i, t in enumerate(single):

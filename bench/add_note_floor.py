@@ -7,7 +7,9 @@ nothing else around them:
 - Postgres: over one psycopg connection to the service's database, the rows add_note writes for a new note
   (the note, its chunk, chunk vector and pooled vector, a version row, a decision row and an outbox row), one
   transaction (one commit) per request. The rows belong to a floor tenant of their own and are deleted
-  afterwards; the outbox rows are written DONE, so the worker never takes them.
+  afterwards (``remove``; elf-bench add-note only once its measured writes are done: deleting 2,000 notes'
+  rows right before them slowed the service's next single-note writes from 64-68 to 52 notes/s); the outbox
+  rows are written DONE, so the worker never takes them.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class Floor:
     postgres_s: float
     notes: int
     embed_cpu_s: float = 0.0  # this process's CPU time while embedding (every onnxruntime thread)
+    tenant: str = ""  # the floor tenant its rows were written under
 
     @property
     def rate(self) -> float:
@@ -42,15 +45,20 @@ class Floor:
                 f"Postgres, {per_call} per transaction, {ms(self.postgres_s):.2f} ms/note)")
 
 
-def measure(cfg: ElfConfig, texts: list[str], per_request: int) -> Floor:
-    """The floor of ingesting ``texts`` ``per_request`` at a time."""
+def measure(cfg: ElfConfig, texts: list[str], per_request: int, *, keep_rows: bool = False) -> Floor:
+    """The floor of ingesting ``texts`` ``per_request`` at a time; its rows are deleted unless ``keep_rows``
+    (then ``remove`` them later)."""
     groups = [texts[i : i + per_request] for i in range(0, len(texts), per_request)]
     embedder = build_embedding(cfg)
     embedder.embed(texts[:1])  # a loaded model, as the service's is
     t0, c0 = time.perf_counter(), time.process_time()
     vectors = [v for group in groups for v in embedder.embed(group)]
     embed_s, embed_cpu_s = time.perf_counter() - t0, time.process_time() - c0
-    return Floor(embed_s, _postgres(cfg, groups, vectors), len(texts), embed_cpu_s)
+    tenant = f"floor-{uuid.uuid4().hex[:8]}"
+    floor = Floor(embed_s, _postgres(cfg, tenant, groups, vectors), len(texts), embed_cpu_s, tenant)
+    if not keep_rows:
+        remove(cfg, [floor])
+    return floor
 
 
 _NOTE = """INSERT INTO memory_notes (note_id, tenant_id, project_id, agent_id, scope, type, text, importance, confidence,
@@ -74,8 +82,8 @@ _ROWS = [
 ]
 
 
-def _postgres(cfg: ElfConfig, groups: list[list[str]], vectors: list[list[float]]) -> float:
-    tenant, version, ids = f"floor-{uuid.uuid4().hex[:8]}", cfg.embedding_version, []
+def _postgres(cfg: ElfConfig, tenant: str, groups: list[list[str]], vectors: list[list[float]]) -> float:
+    version = cfg.embedding_version
     vec_iter = iter(vectors)
     with psycopg.connect(cfg.storage.postgres.dsn) as conn:
         t0 = time.perf_counter()
@@ -86,13 +94,17 @@ def _postgres(cfg: ElfConfig, groups: list[list[str]], vectors: list[list[float]
                     row = {"n": uuid.uuid4(), "c": uuid.uuid4(), "t": tenant, "text": text, "v": version,
                            "len": len(text.encode()), "dim": len(vec), "vec": Vector(vec).to_text(),
                            "snap": json.dumps({"text": text})}
-                    ids.append(row["n"])
                     conn.execute(_NOTE, row)
                     for sql in _ROWS:
                         conn.execute(sql, row)
-        elapsed = time.perf_counter() - t0
-        with conn.transaction():
-            for table in ("memory_note_versions", "memory_ingest_decisions", "indexing_outbox"):
-                conn.execute(f"DELETE FROM {table} WHERE note_id = ANY(%s)", [ids])
-            conn.execute("DELETE FROM memory_notes WHERE tenant_id = %s", [tenant])  # chunks and vectors cascade
-    return elapsed
+        return time.perf_counter() - t0
+
+
+def remove(cfg: ElfConfig, floors: list[Floor]) -> None:
+    """Delete the rows the floors wrote (their notes' chunks and vectors cascade)."""
+    tenants = [f.tenant for f in floors if f.tenant]
+    with psycopg.connect(cfg.storage.postgres.dsn) as conn, conn.transaction():
+        notes = "SELECT note_id FROM memory_notes WHERE tenant_id = ANY(%s)"
+        for table in ("memory_note_versions", "memory_ingest_decisions", "indexing_outbox"):
+            conn.execute(f"DELETE FROM {table} WHERE note_id IN ({notes})", [tenants])
+        conn.execute("DELETE FROM memory_notes WHERE tenant_id = ANY(%s)", [tenants])

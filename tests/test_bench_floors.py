@@ -137,6 +137,12 @@ def test_elf_bench_add_note_says_when_every_note_was_searchable(svc):
     assert found and 50 <= int(found.group(1)) <= 60, out  # ADDs (a near-duplicate may be an UPDATE or NONE)
     assert f"reaching its {found.group(1)} chunks in Postgres ({found.group(1)} active notes)" in out
     assert "ingest-to-searchable (one note, idle queue, n=1)" in out
+    # the floor's rows were kept through the writes (deleting them first slowed those) and removed at the end
+    import psycopg
+
+    with psycopg.connect(svc.cfg.storage.postgres.dsn) as conn:
+        left = conn.execute("SELECT count(*) FROM memory_notes WHERE tenant_id ~ '^floor-[0-9a-f]{8}$'").fetchone()[0]
+    assert left == 0
 
 
 def test_elf_bench_concurrency_prints_each_level_beside_its_ceiling(svc):

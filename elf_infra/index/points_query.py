@@ -14,12 +14,12 @@ connection that the server closed is reopened once.
 from __future__ import annotations
 
 import http.client
-import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote, urlsplit
 
+import orjson
 from httpx import Headers
 from qdrant_client import models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
@@ -80,14 +80,14 @@ class PointsQuery:
         raise AssertionError("unreachable")
 
     def query_batch_points(self, collection_name: str, requests: Sequence[models.QueryRequest]) -> list[QueryResult]:
-        body = json.dumps({"searches": [r.model_dump(mode="json", exclude_none=True) for r in requests]}).encode()
+        body = orjson.dumps({"searches": [r.model_dump(mode="json", exclude_none=True) for r in requests]})
         status, reason, content, headers = self._post(
             f"{self._prefix}/collections/{quote(collection_name, safe='')}/points/query/batch", body)
         if status != 200:
             raise UnexpectedResponse(status_code=status, reason_phrase=reason, content=content,
                                      headers=Headers(headers))
         try:
-            answer = json.loads(content)["result"]
+            answer = orjson.loads(content)["result"]
             return [QueryResult([Point(str(p["id"]), float(p["score"])) for p in r["points"]]) for r in answer]
         except (ValueError, KeyError, TypeError) as exc:
             raise ResponseHandlingException(exc) from exc

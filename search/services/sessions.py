@@ -4,7 +4,6 @@ search is not returned. Expired or foreign sessions do not exist for the caller 
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 from datetime import timedelta
@@ -15,6 +14,7 @@ from django.utils import timezone
 from elf_kernel.context import RequestContext
 from elf_kernel.db_statements import statement_scope
 from elf_kernel.errors import NotFound
+from elf_kernel.json_text import json_text
 
 from memory.models import NoteStatus
 from traces.services.enqueue import outbox_insert
@@ -54,7 +54,7 @@ def create_session(*, ctx: RequestContext, read_profile: str, query: str, trace_
         read_profile=read_profile, query=query, trace_id=trace_id, created_at=now, expires_at=now + SESSION_TTL,
         items=[index_entry(i.note, i.ranked.final_score, i.note.field_summary) for i in outcome_items])
     values = [session.search_id, session.tenant_id, session.project_id, session.agent_id, read_profile, query,
-              trace_id, json.dumps(session.items), session.created_at, session.expires_at]
+              trace_id, json_text(session.items), session.created_at, session.expires_at]
     if trace is not None:
         try:
             trace_sql, trace_params = outbox_insert(trace)

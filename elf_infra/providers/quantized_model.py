@@ -24,6 +24,7 @@ import hashlib
 import logging
 import os
 import tempfile
+from importlib import metadata
 from pathlib import Path
 
 import onnxruntime as ort
@@ -50,9 +51,8 @@ def cache_dir() -> Path:
 
 
 def _key() -> str:
-    import onnx
-
-    material = "|".join((SOURCE_SHA256, ort.__version__, onnx.__version__, RECIPE))
+    # The installed onnx's version, read without importing it: only a build needs the package itself.
+    material = "|".join((SOURCE_SHA256, ort.__version__, metadata.version("onnx"), RECIPE))
     return hashlib.sha256(material.encode()).hexdigest()[:16]
 
 

@@ -168,7 +168,9 @@ def test_an_interrupted_shard_swap_is_resolved_at_start(tmp_path: Path, caught_u
 
 
 def test_optimization_swaps_in_an_optimized_shard_and_keeps_concurrent_writes(tmp_path: Path) -> None:
-    server = run_server(tmp_path, "--optimize-idle-seconds", "0.2", "--optimize-min-changes", "500")
+    # The idle window is longer than any pause between the eight upserts below even on a loaded machine: with
+    # 0.2 s, a CI run once paused long enough after 2,000 points for the optimizer to start on those alone.
+    server = run_server(tmp_path, "--optimize-idle-seconds", "2", "--optimize-min-changes", "500")
     try:
         client = client_for(server)
         client.create_collection(

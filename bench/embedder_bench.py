@@ -18,7 +18,7 @@ import random
 import time
 
 from elf_config.rules import LOCAL_EMBEDDING_MODELS, LOCAL_EMBEDDING_QINT8
-from elf_infra.providers.local_embedder import INTRA_OP_NUM_THREADS, SUB_BATCH_SIZE, MiniLMOnnxModel, model_file
+from elf_infra.providers.local_embedder import INTRA_OP_NUM_THREADS, SUB_BATCH_SIZE, load_model
 
 BATCH = 64
 _SUBJECTS = [
@@ -71,8 +71,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--singles", type=int, default=200, help="timed single-text calls")
     args = parser.parse_args(argv)
 
-    model = MiniLMOnnxModel(intra_op_num_threads=args.threads, sub_batch_size=args.sub_batch, batch_threads=args.threads,
-                            path=model_file(args.model), per_text=args.model == LOCAL_EMBEDDING_QINT8)
+    model = load_model(args.model, intra_op_num_threads=args.threads, sub_batch_size=args.sub_batch,
+                       batch_threads=args.threads)
     texts = note_sentences(BATCH * args.batches)
     for _ in range(3):  # warm-up: first runs allocate arenas and pick kernels
         model.embed(texts[:BATCH])

@@ -293,3 +293,18 @@ def test_factory_builds_local_providers_from_the_example_config():
     assert isinstance(extractor, LocalExtractorProvider)
     assert extractor.max_notes == cfg.memory.max_notes_per_add_event
     assert cfg.embedding_version == f"local:{embedding.model}:{EMBEDDING_DIM}"
+
+
+def test_the_local_reranker_embeds_with_the_local_embedding_model_else_the_default():
+    import copy
+
+    cfg = load_config(REPO / "elf.toml.example")
+    float32 = copy.deepcopy(cfg)
+    object.__setattr__(float32.providers.embedding, "model", LOCAL_EMBEDDING_FLOAT32)
+    http = copy.deepcopy(cfg)
+    object.__setattr__(http.providers.embedding, "provider_id", "openai")
+    object.__setattr__(http.providers.embedding, "model", "text-embedding-3-small")
+    used = {name: factory.build_rerank(c)._embedder.model for name, c in
+            (("default", cfg), ("float32", float32), ("http", http))}
+    # one model per process and one vector space with a local embedder; the default beside an HTTP one
+    assert used == {"default": LOCAL_EMBEDDING_QINT8, "float32": LOCAL_EMBEDDING_FLOAT32, "http": LOCAL_EMBEDDING_QINT8}

@@ -13,6 +13,7 @@ import tomllib
 import pytest
 
 from elf_config import ConfigError, load_config
+from elf_config.rules import LOCAL_EMBEDDING_FLOAT32
 from elf_config.sizing import Sizing, resolve_sizing
 from elf_config.toml_writer import dumps
 from tests.conftest import REPO
@@ -156,7 +157,7 @@ def test_set_embed_threads_reloads_the_model_with_that_many_onnx_threads(monkeyp
     monkeypatch.setattr(local_embedder, "MiniLMOnnxModel", CountingModel)
     monkeypatch.setattr(local_embedder, "_shared", {})
     monkeypatch.setattr(local_embedder, "_intra_op_threads", 2)
-    FLOAT32 = local_embedder.LOCAL_EMBEDDING_FLOAT32  # the model whose batches run on a session of their own
+    FLOAT32 = LOCAL_EMBEDDING_FLOAT32  # the model whose batches run on a session of their own
     monkeypatch.setattr(local_embedder, "_batch_threads", 2)
     first = local_embedder.shared_model(FLOAT32)
     set_embed_threads(1)

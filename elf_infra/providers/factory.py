@@ -54,17 +54,24 @@ def build_embedding(cfg: ElfConfig) -> EmbeddingProvider:
     return _cached("embedding", dataclasses.asdict(p), lambda: HttpEmbeddingProvider(p))
 
 
+def local_model_id(cfg: ElfConfig) -> str:
+    """The in-process MiniLM a process uses: the embedding provider's model when it is local (one model per
+    process, one vector space), else the default local model."""
+    emb = cfg.providers.embedding
+    return emb.model if emb.provider_id == LOCAL_PROVIDER_ID else LOCAL_EMBEDDING_MODEL
+
+
 def build_rerank(cfg: ElfConfig) -> RerankProvider:
     """The rerank provider of ``cfg.providers.rerank``.
 
-    The local reranker always embeds with the in-process MiniLM model, whatever ``providers.embedding`` is,
-    so reranking never depends on the network.
+    The local reranker always embeds with an in-process MiniLM model (``local_model_id``), whatever
+    ``providers.embedding`` is, so reranking never depends on the network.
     """
     p = cfg.providers.rerank
     if p.provider_id == LOCAL_PROVIDER_ID:
-        return _cached(
-            "rerank", dataclasses.asdict(p), lambda: LocalRerankProvider(p.model, LocalEmbedder(LOCAL_EMBEDDING_MODEL))
-        )
+        model = local_model_id(cfg)
+        return _cached("rerank", {**dataclasses.asdict(p), "local_model": model},
+                       lambda: LocalRerankProvider(p.model, LocalEmbedder(model)))
     return _cached("rerank", dataclasses.asdict(p), lambda: HttpRerankProvider(p))
 
 

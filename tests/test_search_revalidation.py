@@ -16,6 +16,7 @@ from elf_kernel.context import RequestContext
 from memory.models import FieldKind, MemoryNote, MemoryNoteChunk, MemoryNoteField, MemorySpaceGrant
 from memory.selectors import not_expired, readable_notes
 from graph.selectors.relation_context import IS_EVIDENCE
+from elf_kernel.postgres_backend.base import PREPARE_THRESHOLD
 from memory.selectors_search import revalidated_chunks
 
 pytestmark = pytest.mark.django_db
@@ -120,3 +121,23 @@ def test_a_mark_asked_by_another_app_comes_in_the_same_query():
         chunks = revalidated_chunks(RequestContext(t, "p1", "a1", None), ALL_SCOPES, ids, (IS_EVIDENCE,))
     assert len(q) == 1 and "graph_fact_evidence" in q[0]["sql"]
     assert chunks and all(c.note.is_fact_evidence is False for c in chunks)  # evidence of no fact
+
+
+def test_the_statement_is_prepared_once_per_connection_with_a_generic_plan():
+    """The re-validation runs as a prepared statement (PREPARE_THRESHOLD runs on a connection, then no parse
+    and no planning per search: its plan is the generic one), and gives the same rows from then on."""
+    t = "t-reval-" + uuid.uuid4().hex[:8]
+    notes = [_note(t, "a1", "agent_private") for _ in range(3)]
+    ids = [str(c.chunk_id) for n in notes for c in n.chunks.all()]
+    ctx = RequestContext(t, "p1", "a1", None)
+    expected = {str(c.chunk_id) for c in MemoryNoteChunk.objects.filter(note__in=notes)}
+    for k in range(PREPARE_THRESHOLD + 3):
+        assert {str(c.chunk_id) for c in revalidated_chunks(ctx, ALL_SCOPES, ids[k % 2:])} == expected
+    with connection.cursor() as cur:
+        cur.execute("SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+                    "WHERE statement LIKE '%%memory_note_chunks%%' AND statement LIKE '%%memory_note_fields%%'")
+        plans = cur.fetchall()
+        cur.execute("SHOW plan_cache_mode")
+        assert cur.fetchone()[0] == "force_generic_plan"
+    assert len(plans) == 1, plans
+    assert plans[0][0] >= 3 and plans[0][1] == 0

@@ -167,6 +167,13 @@ def test_an_interrupted_shard_swap_is_resolved_at_start(tmp_path: Path, caught_u
         server.stop()
 
 
+def autogroups_enabled() -> bool:
+    try:
+        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+    except OSError:
+        return False
+
+
 def test_optimization_swaps_in_an_optimized_shard_and_keeps_concurrent_writes(tmp_path: Path) -> None:
     # The idle window is longer than any pause between the eight upserts below even on a loaded machine: with
     # 0.2 s, a CI run once paused long enough after 2,000 points for the optimizer to start on those alone.
@@ -209,6 +216,16 @@ def test_optimization_swaps_in_an_optimized_shard_and_keeps_concurrent_writes(tm
         assert client.retrieve("c", ids=[0, 1, 2]) == []
         assert client.query_points("c", query=vec(5), using="dense", limit=1).points[0].id == 5
         assert not (server.data_dir / "collections" / "c" / "shard.optimizing").exists()
+        # The optimizer ran below every other process: niced, in a session of its own whose autogroup is niced
+        # too where the kernel has autogroups (a niced child in the server's session would only yield to it).
+        while "optimization done" not in server.log_text():
+            assert time.monotonic() < deadline, server.log_text()
+            time.sleep(0.05)
+        done = re.search(r"optimization done .*worker nice (\d+), own session (\w+), autogroup nice (\w+)",
+                         server.log_text())
+        assert done and done.group(1) == "10" and done.group(2) == "True", server.log_text()
+        if autogroups_enabled():
+            assert done.group(3) == "10"
         assert server.restart() == 0
         assert client_for(server).count("c").count == 3998
     finally:

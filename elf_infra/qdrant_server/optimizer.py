@@ -104,6 +104,7 @@ class Maintenance(threading.Thread):
         proc = subprocess.Popen(
             [sys.executable, "-m", "elf_infra.qdrant_server.optimize_worker", str(shadow)],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, text=True,
+            start_new_session=True,  # its own autogroup, lowered by the worker (optimize_worker's docstring)
         )
         self._job = _Job(coll, proc, stderr, time.monotonic())
         log.info("collection %s: optimizing a copy (pid %d, %d pending changes)",
@@ -126,7 +127,8 @@ class Maintenance(threading.Thread):
         try:
             if job.proc.returncode != 0:
                 raise RuntimeError(f"optimize worker exited {job.proc.returncode}: {err[-2000:]}")
-            optimized = bool(json.loads(out)["optimized"])
+            report = json.loads(out)
+            optimized = bool(report["optimized"])
         except Exception as exc:
             coll.abandon_shadow(nothing_to_optimize=False)
             self._failed(coll, exc)
@@ -140,8 +142,9 @@ class Maintenance(threading.Thread):
             self._failed(coll, exc)
             return
         coll.optimizer_error = None
-        log.info("collection %s: optimization done in %.1f s (changed: %s)", coll.name,
-                 time.monotonic() - job.started, optimized)
+        log.info("collection %s: optimization done in %.1f s (changed: %s; worker nice %s, own session %s, "
+                 "autogroup nice %s)", coll.name, time.monotonic() - job.started, optimized, report.get("nice"),
+                 report.get("own_session"), report.get("autogroup_nice"))
 
     def _failed(self, coll: Collection, exc: Exception) -> None:
         coll.optimizer_error = str(exc)

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import gc
-import os
-from pathlib import Path
-
-AUTOGROUP = Path("/proc/self/autogroup")
 
 
 def set_embed_threads(n: int, batch: int | None = None) -> None:
@@ -15,40 +11,6 @@ def set_embed_threads(n: int, batch: int | None = None) -> None:
     from elf_infra.providers import local_embedder
 
     local_embedder.set_intra_op_threads(n, batch)
-
-
-def lower_priority(nice: int) -> int:
-    """Make every thread of this process at least ``nice`` (threads and processes started later inherit it);
-    returns the niceness of the calling thread.
-
-    Linux keeps a niceness per thread, so each is set. With the kernel's autogroups (sched_autogroup_enabled,
-    processes outside any cpu cgroup) the scheduler first shares the cores between sessions, and niceness only
-    weighs threads of the same session: so when this process leads a session of its own (started with setsid,
-    as the tests do), that session's autogroup gets the niceness too. A worker in the API's session (make run)
-    needs nothing more; one in a cgroup of its own (a systemd unit, a container) needs the cgroup's CPU weight.
-    """
-    try:
-        tids = [int(t) for t in os.listdir("/proc/self/task")]
-    except OSError:  # pragma: no cover - not Linux: the process-wide call is all there is
-        tids = [0]
-    for tid in tids:
-        try:
-            if os.getpriority(os.PRIO_PROCESS, tid) < nice:
-                os.setpriority(os.PRIO_PROCESS, tid, nice)
-        except ProcessLookupError:  # the thread ended meanwhile
-            continue
-    if nice > 0 and os.getsid(0) == os.getpid():
-        _lower_autogroup(nice)
-    return os.getpriority(os.PRIO_PROCESS, 0)
-
-
-def _lower_autogroup(nice: int) -> None:
-    try:
-        current = int(AUTOGROUP.read_text().split("nice")[1])
-        if current < nice:
-            AUTOGROUP.write_text(str(nice))
-    except (OSError, ValueError, IndexError):  # no autogroups (disabled, not Linux): per-thread niceness is all
-        pass
 
 
 def freeze_heap(_server, _worker) -> None:

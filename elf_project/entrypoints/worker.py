@@ -10,10 +10,11 @@ import time
 
 from elf_config import ElfConfig
 from elf_config.sizing import Sizing, available_cores, resolve_sizing
+from elf_infra.cpu_priority import lower_priority
 
 from ..runtime import bootstrap
 from ..startup import prepare
-from .tuning import lower_priority, set_embed_threads
+from .tuning import set_embed_threads
 
 # A worker that ran at least this long and then stopped on its own (Celery's "Unrecoverable error", e.g. kombu
 # failing while it tears down a Redis connection that went away) starts again in place: the outbox rows, not

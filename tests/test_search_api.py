@@ -217,6 +217,12 @@ def test_search_writes_a_trace(svc):
     stages = [s[0] for s in rows(svc, "SELECT stage_name FROM search_trace_stages WHERE trace_id = %s ORDER BY stage_order", (trace_id,))]
     assert stages == list(STAGE_NAMES)  # the pipeline emits every stage the trace payload schema names, in order
     assert rows(svc, "SELECT count(*) FROM search_trace_items WHERE trace_id = %s", (trace_id,))[0][0] == len(r.json()["items"])
+    # The ids the search made are time-ordered (elf_domain.time_ids): trace, session and result handles (the
+    # trace items' key), so the trace and session indexes grow at their right edge.
+    handles = [row[0] for row in rows(svc, "SELECT item_id FROM search_trace_items WHERE trace_id = %s", (trace_id,))]
+    made = [uuid.UUID(trace_id), uuid.UUID(r.json()["search_id"]), *handles]
+    assert all(u.version == 7 for u in made) and len(made) >= 3
+    assert max(abs(int.from_bytes(u.bytes[:6], "big") - time.time() * 1000) for u in made) < 60_000
 
 
 def test_trace_failure_does_not_fail_search(svc):

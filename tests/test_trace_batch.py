@@ -12,6 +12,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from elf_domain.time_ids import uuid7
 from tests.trace_payloads import make_payload
 from traces.models import SearchTraceOutbox
 from traces.services.enqueue import enqueue_trace
@@ -157,3 +158,28 @@ def test_the_sweep_takes_more_than_one_batch(test_cfg, monkeypatch) -> None:
     assert process_due(cfg=test_cfg) == 10
     assert set(SearchTraceOutbox.objects.filter(outbox_id__in=[r.outbox_id for r in rows])
                .values_list("status", flat=True)) == {"DONE"}
+
+
+def stage_ids_of(trace_id: str) -> list[uuid.UUID]:
+    with connection.cursor() as cur:
+        cur.execute("SELECT stage_id FROM search_trace_stages WHERE trace_id = %s ORDER BY stage_order", [trace_id])
+        return [r[0] for r in cur.fetchall()]
+
+
+def test_both_paths_give_stages_the_trace_ids_timestamp_and_distinct_random_parts() -> None:
+    """Stage ids sort with their trace (its first 48 bits, version 7's layout) so the stage indexes grow in
+    time order; the random rest is one per stage in the statement as in Python."""
+    by_python = make_payload(n_items=2, stage_items=3)
+    by_python["trace"]["trace_id"] = str(uuid7())
+    by_sql, _ = again_as_new_trace(by_python)
+    by_sql["trace"]["trace_id"] = str(uuid7())
+    assert persist_trace(by_python) is True
+    queued(by_sql)
+    assert len(persist_claimed(lease_due(100))) == 1
+    for payload in (by_python, by_sql):
+        trace_id = uuid.UUID(payload["trace"]["trace_id"])
+        ids = stage_ids_of(str(trace_id))
+        assert len(ids) == len(payload["stages"]) >= 3
+        assert len(set(ids)) == len(ids)
+        assert all(s.bytes[:6] == trace_id.bytes[:6] and s.version == 7 and s.variant == uuid.RFC_4122 for s in ids)
+        assert len({s.bytes[6:] for s in ids}) == len(ids)

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from elf_config import ElfConfig
 from elf_config.rules import LOCAL_PROVIDER
+from elf_domain.time_ids import uuid7
 from elf_domain.vocabulary import SEARCH_MODES as MODES
 from elf_infra.providers.factory import build_embedding
 from elf_kernel.context import RequestContext
@@ -58,7 +59,7 @@ class ResultItem:
     snippet: str
     ranked: ranking.Ranked
     match: dict
-    result_handle: uuid.UUID = field(default_factory=uuid.uuid4)
+    result_handle: uuid.UUID = field(default_factory=uuid7)  # time-ordered: the trace items' key (time_ids)
     relation_context: list[dict] | None = None  # set only when search.graph_context is enabled
 
     def explain(self) -> dict:
@@ -153,7 +154,7 @@ def run_search(*, cfg: ElfConfig, ctx: RequestContext, req: SearchRequest) -> Se
     if req.record_hits and items:
         with stages.timed("hits"):
             record_hits(req.query, [(i.note.note_id, i.chunk.chunk_id, i.ranked.final_score) for i in items])
-    return SearchOutcome(uuid.uuid4(), items, queries, mode, len(fused), stages.stages,
+    return SearchOutcome(uuid7(), items, queries, mode, len(fused), stages.stages,
                          (time.perf_counter() - started) * 1000, fused, stages.ms)
 
 

@@ -19,6 +19,8 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from elf_domain.time_ids import same_time_uuid
+
 from ..domain.trace_payload import TRACE_PAYLOAD_SCHEMA
 from ..models import SearchTraceCandidate, SearchTraceItem, SearchTraceStage, SearchTraceStageItem
 
@@ -44,6 +46,12 @@ def _time(value: str) -> datetime:
     if parsed.tzinfo is None:
         raise ValueError(f"timestamp without a time zone: {value!r}")
     return parsed
+
+
+def new_stage_id(trace_id: uuid.UUID) -> uuid.UUID:
+    """A stage's id: the trace id's timestamp, then random bits (``elf_domain.time_ids``), so the stage and
+    stage item indexes grow in time order as the trace indexes do (``persist_batch`` builds the same in SQL)."""
+    return same_time_uuid(trace_id)
 
 
 def stage_item_id(stage_id: uuid.UUID, position: int) -> uuid.UUID:
@@ -82,7 +90,7 @@ def persist_trace(payload: dict[str, Any]) -> bool:
     stage_items: list[SearchTraceStageItem] = []
     stages: list[SearchTraceStage] = []
     for s in payload["stages"]:
-        stage = SearchTraceStage(stage_id=uuid.uuid4(), trace_id=trace_id, stage_order=int(s["stage_order"]),
+        stage = SearchTraceStage(stage_id=new_stage_id(trace_id), trace_id=trace_id, stage_order=int(s["stage_order"]),
                                  stage_name=s["stage_name"], stage_payload=s["stage_payload"], created_at=created_at)
         stages.append(stage)
         stage_items.extend(

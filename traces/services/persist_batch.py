@@ -8,8 +8,9 @@ trace row by row from Python (``persist.persist_trace``, about 150 rows per quic
 
 The rows are the ones ``persist_trace`` writes for the same payload (tests/test_trace_batch.py compares them):
 the same ``ON CONFLICT (trace_id) DO NOTHING`` idempotency (a trace already persisted gets no second copy,
-its row is still DONE), stage item ids that sort in payload order (``persist.stage_item_id``: the stage id's
-first 12 bytes and the 4-byte position). Only rows whose lease still holds (the token) are taken. A row whose
+its row is still DONE), stage ids with the trace id's timestamp (``persist.new_stage_id``: its first 48 bits,
+then random ones, version 7's layout; the subquery keeps the random part one per stage), stage item ids that
+sort in payload order (``persist.stage_item_id``: the stage id's first 12 bytes and the 4-byte position). Only rows whose lease still holds (the token) are taken. A row whose
 payload names another schema or carries a timestamp without a time zone is left out; the caller persists
 those one by one, where ``persist_trace`` rejects them with the reason. A payload that breaks a cast or a
 constraint fails the whole statement: nothing of it is written and the caller falls back to one row at a time.
@@ -60,8 +61,10 @@ WITH src AS MATERIALIZED (
          (i->>'final_score')::real, i->'explain'
     FROM new, jsonb_array_elements(new.p->'items') AS i
 ), stages AS MATERIALIZED (
-  SELECT gen_random_uuid() AS stage_id, new.trace_id, new.created_at, s
-    FROM new, jsonb_array_elements(new.p->'stages') AS s
+  SELECT encode(substring(uuid_send(trace_id) FROM 1 FOR 6) || set_byte(r, 0, (get_byte(r, 0) & 15) | 112),
+                'hex')::uuid AS stage_id, trace_id, created_at, s
+    FROM (SELECT new.trace_id, new.created_at, s, substring(uuid_send(gen_random_uuid()) FROM 7 FOR 10) AS r
+            FROM new, jsonb_array_elements(new.p->'stages') AS s) AS random_tail
 ), stage_rows AS (
   INSERT INTO search_trace_stages (stage_id, trace_id, stage_order, stage_name, stage_payload, created_at)
   SELECT stage_id, trace_id, (s->>'stage_order')::int, s->>'stage_name', s->'stage_payload', created_at

@@ -13,6 +13,7 @@ import uuid
 from django.db import models
 from django.db.models.functions import Now
 
+from elf_domain.time_ids import uuid7
 from elf_domain.vocabulary import NoteType, OutboxOp, OutboxStatus, Scope
 from elf_kernel.model_bases import StoredVector, choices_of
 
@@ -144,7 +145,7 @@ class NoteEmbedding(StoredVector):
 
 
 class MemoryNoteVersion(models.Model):
-    version_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    version_id = models.UUIDField(primary_key=True, default=uuid7)
     note_id = models.UUIDField()
     op = models.TextField(choices=VersionOp.choices)
     prev_snapshot = models.JSONField(null=True, blank=True)
@@ -162,7 +163,7 @@ class MemoryNoteVersion(models.Model):
 
 
 class MemoryHit(models.Model):
-    hit_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    hit_id = models.UUIDField(primary_key=True, default=uuid7)
     note_id = models.UUIDField()
     chunk_id = models.UUIDField(null=True, blank=True)
     query_hash = models.TextField()
@@ -179,7 +180,7 @@ class MemoryHit(models.Model):
 
 
 class IndexingOutbox(models.Model):
-    outbox_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    outbox_id = models.UUIDField(primary_key=True, default=uuid7)
     note_id = models.UUIDField()
     op = models.TextField(choices=choices_of(OutboxOp))
     embedding_version = models.TextField()
@@ -200,7 +201,7 @@ class IndexingOutbox(models.Model):
 
 
 class MemoryIngestDecision(models.Model):
-    decision_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    decision_id = models.UUIDField(primary_key=True, default=uuid7)
     tenant_id = models.TextField()
     project_id = models.TextField()
     agent_id = models.TextField()

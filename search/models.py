@@ -8,9 +8,11 @@ import uuid
 from django.db import models
 from django.db.models.functions import Now
 
+from elf_domain.time_ids import uuid7
+
 
 class SearchSession(models.Model):
-    search_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    search_id = models.UUIDField(primary_key=True, default=uuid7)
     tenant_id = models.TextField()
     project_id = models.TextField()
     agent_id = models.TextField()

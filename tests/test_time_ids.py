@@ -32,3 +32,18 @@ def test_same_time_uuid_keeps_the_timestamp_only() -> None:
     assert len({d for d in derived} | {base}) == 101
     v4 = uuid.uuid4()
     assert same_time_uuid(v4).bytes[:6] == v4.bytes[:6] and same_time_uuid(v4).version == 7
+
+
+def test_append_only_rows_get_time_ordered_keys() -> None:
+    """The rows written once and in time order (logs, outboxes, traces, sessions) get version 7 keys; a note
+    and its chunks keep random ones (their ids are the notes' identity, handed to clients and Qdrant)."""
+    from memory.models import (IndexingOutbox, MemoryHit, MemoryIngestDecision, MemoryNote, MemoryNoteChunk,
+                               MemoryNoteVersion)
+    from search.models import SearchSession
+    from traces.models import (SearchTrace, SearchTraceCandidate, SearchTraceItem, SearchTraceOutbox,
+                               SearchTraceStage, SearchTraceStageItem)
+
+    logs = (IndexingOutbox, MemoryHit, MemoryIngestDecision, MemoryNoteVersion, SearchSession, SearchTrace,
+            SearchTraceCandidate, SearchTraceItem, SearchTraceOutbox, SearchTraceStage, SearchTraceStageItem)
+    assert all(model().pk.version == 7 for model in logs)
+    assert MemoryNote().pk.version == MemoryNoteChunk().pk.version == 4

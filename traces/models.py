@@ -6,11 +6,11 @@ and candidates go with their trace through the database's ``ON DELETE CASCADE``.
 
 from __future__ import annotations
 
-import uuid
 
 from django.db import models
 from django.db.models.functions import Now
 
+from elf_domain.time_ids import uuid7
 from elf_domain.vocabulary import OutboxStatus
 from elf_kernel.model_bases import choices_of
 
@@ -22,7 +22,7 @@ class ExpansionMode(models.TextChoices):
 
 
 class SearchTrace(models.Model):
-    trace_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    trace_id = models.UUIDField(primary_key=True, default=uuid7)
     tenant_id = models.TextField()
     project_id = models.TextField()
     agent_id = models.TextField()
@@ -47,7 +47,7 @@ class SearchTrace(models.Model):
 
 
 class SearchTraceItem(models.Model):
-    item_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    item_id = models.UUIDField(primary_key=True, default=uuid7)
     trace = models.ForeignKey(
         SearchTrace, on_delete=models.DO_NOTHING, db_column="trace_id", related_name="items"
     )
@@ -66,7 +66,7 @@ class SearchTraceItem(models.Model):
 
 
 class SearchTraceStage(models.Model):
-    stage_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    stage_id = models.UUIDField(primary_key=True, default=uuid7)
     trace = models.ForeignKey(
         SearchTrace, on_delete=models.DO_NOTHING, db_column="trace_id", related_name="stages"
     )
@@ -84,7 +84,7 @@ class SearchTraceStage(models.Model):
 
 
 class SearchTraceStageItem(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    id = models.UUIDField(primary_key=True, default=uuid7)
     stage = models.ForeignKey(
         SearchTraceStage, on_delete=models.DO_NOTHING, db_column="stage_id", related_name="items"
     )
@@ -102,7 +102,7 @@ class SearchTraceStageItem(models.Model):
 
 
 class SearchTraceOutbox(models.Model):
-    outbox_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    outbox_id = models.UUIDField(primary_key=True, default=uuid7)
     trace_id = models.UUIDField()
     status = models.TextField(choices=choices_of(OutboxStatus))
     attempts = models.IntegerField(db_default=0)
@@ -122,7 +122,7 @@ class SearchTraceOutbox(models.Model):
 
 
 class SearchTraceCandidate(models.Model):
-    candidate_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    candidate_id = models.UUIDField(primary_key=True, default=uuid7)
     trace = models.ForeignKey(
         SearchTrace, on_delete=models.DO_NOTHING, db_column="trace_id", related_name="candidates"
     )

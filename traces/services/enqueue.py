@@ -14,9 +14,9 @@ rows (the search session: one round trip, no transaction block).
 from __future__ import annotations
 
 import logging
-import uuid
 from typing import Any
 
+from elf_domain.time_ids import uuid7
 from elf_kernel.json_text import json_text
 
 from django.db import connection
@@ -54,4 +54,4 @@ def outbox_insert(payload: dict[str, Any]) -> tuple[str, list]:
     data-modifying CTE of its own statement."""
     sql = ("INSERT INTO search_trace_outbox (outbox_id, trace_id, status, payload) "
            "VALUES (%s, %s, %s, %s::jsonb)")
-    return sql, [uuid.uuid4(), payload["trace"]["trace_id"], OutboxStatus.PENDING, json_text(payload)]
+    return sql, [uuid7(), payload["trace"]["trace_id"], OutboxStatus.PENDING, json_text(payload)]

@@ -3,9 +3,12 @@
 For each level (default 1, 4, 16 and 32 agents) every agent is a thread with its own HTTP session, its own
 tenant and agent id (so no agent can see another's notes), and a mixed workload: add_note of one LoCoMo
 sentence (probability --write-ratio) or a quick_find search with a LoCoMo question. Each agent first writes
---seed-notes notes so its searches have something to find. A level runs for --duration seconds or until
-every agent has made --max-ops requests, whichever comes first. Reported per level: requests/s, p50, p95
-and p99 latency overall and per kind, and the error count (any non-200 answer or transport error).
+--seed-notes notes so its searches have something to find, and the level starts once the service is quiet
+(no indexing or trace outbox row pending, the Qdrant collection green: bench.quiet), so that no level pays
+for the background work of the one before; what a level leaves behind is printed after it. A level runs for
+--duration seconds or until every agent has made --max-ops requests, whichever comes first. Reported per
+level: requests/s, p50, p95 and p99 latency overall and per kind, and the error count (any non-200 answer or
+transport error).
 Loopback targets only.
 
 Each level is printed beside its floor (bench.concurrency_floor), measured in this process before the
@@ -29,7 +32,7 @@ from dataclasses import dataclass, field
 
 import requests
 
-from bench import concurrency_floor
+from bench import concurrency_floor, quiet
 from bench.add_note_bench import LOCOMO, load_average, sentences
 from bench.stats import percentile
 from bench.target import loopback_base_url
@@ -96,11 +99,12 @@ class Agent:
         return self.result
 
 
-def run_level(base: str, n: int, texts, queries, args) -> dict:
+def run_level(cfg, base: str, n: int, texts, queries, args) -> dict:
     run = uuid.uuid4().hex[:8]
     agents = [Agent(base, run, i, texts, queries, args) for i in range(n)]
     with ThreadPoolExecutor(n) as pool:
         list(pool.map(lambda a: a.seed(), agents))
+        waited, before = quiet.wait_quiet(cfg) if args.wait_quiet else (0.0, None)
         barrier = threading.Barrier(n + 1)
         futures = [pool.submit(a.run, barrier, args.duration) for a in agents]
         barrier.wait()
@@ -111,7 +115,8 @@ def run_level(base: str, n: int, texts, queries, args) -> dict:
     every = by_kind["write"] + by_kind["search"]
     errors = [e for r in results for e in r.errors]
     return {"agents": n, "requests": len(every), "seconds": elapsed, "throughput": len(every) / elapsed,
-            "all": every, **by_kind, "errors": errors}
+            "all": every, **by_kind, "errors": errors, "waited": waited, "before": before,
+            "after": quiet.backlog(cfg)}
 
 
 def _fmt(lat: list[float]) -> str:
@@ -133,6 +138,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--seed-notes", type=int, default=5, help="notes each agent writes before the level starts")
     ap.add_argument("--floor-n", type=int, default=50, help="add_notes and quick_finds the in-process floor is "
                     "measured on")
+    ap.add_argument("--no-wait-quiet", dest="wait_quiet", action="store_false",
+                    help="start each level right after its seeding, without waiting for the indexing and trace "
+                    "outboxes to drain and for Qdrant to finish an optimization (bench.quiet)")
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
     try:
@@ -145,13 +153,17 @@ def main(argv: list[str]) -> int:
     print(f"load average {load_average()}\n{described}", flush=True)
     failed = False
     for n in (int(x) for x in args.agents.split(",")):
-        r = run_level(base, n, texts, queries, args)
+        r = run_level(cfg, base, n, texts, queries, args)
         mean_ms = statistics.fmean(r["all"]) * 1000 if r["all"] else float("nan")
         print(f"concurrency {n:>2} agents: {r['throughput']:.1f} req/s over {r['seconds']:.1f} s, "
               f"errors={len(r['errors'])}; all {_fmt(r['all'])} mean={mean_ms:.1f} ms; write {_fmt(r['write'])}; "
               f"search {_fmt(r['search'])} | floor: ceiling {floor.ceiling(n):.1f} req/s (measured "
               f"{r['throughput'] / floor.ceiling(n):.2f} of it), mean latency >= {floor.latency_ms(n):.1f} ms "
               f"(measured {mean_ms / floor.latency_ms(n):.1f} x)", flush=True)
+        if r["before"] is not None:
+            print(f"  started after {r['waited']:.1f} s of waiting for the service to be quiet "
+                  f"({'quiet' if r['before'].quiet else 'gave up: ' + r['before'].describe()}); "
+                  f"left behind: {r['after'].describe()}", flush=True)
         for e in r["errors"][:5]:
             print(f"  error: {e}")
         failed |= bool(r["errors"])

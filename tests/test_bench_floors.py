@@ -151,3 +151,25 @@ def test_elf_bench_concurrency_prints_each_level_beside_its_ceiling(svc):
     assert "floor per request, in this process (n=10 each)" in out
     levels = [line for line in out.splitlines() if line.startswith("concurrency ")]
     assert len(levels) == 2 and all("| floor: ceiling " in line and "errors=0" in line for line in levels)
+    # Each level started on a quiet service (its seeding indexed, no trace pending) and says what it left.
+    waits = re.findall(r"started after [0-9.]+ s of waiting for the service to be quiet \((\w+)\); left behind: "
+                       r"(\d+) indexing and (\d+) trace outbox rows pending", out)
+    assert [w[0] for w in waits] == ["quiet", "quiet"], out
+
+
+def test_the_quiet_wait_sees_pending_outbox_rows_and_their_end(svc):
+    """bench.quiet counts what the worker still has to do: an add_note's indexing row is pending until the
+    worker indexed it, then the service is quiet."""
+    from bench.quiet import backlog, wait_quiet
+    from tests.notes_helpers import ingest, note
+
+    for worker in svc.workers:
+        worker.stop()
+    svc.workers.clear()
+    try:
+        assert ingest(svc, [note("Fact: the quiet wait counts this note's indexing.")]).status_code == 200
+        assert backlog(svc.cfg).indexing >= 1 and not backlog(svc.cfg).quiet
+    finally:
+        svc.start_worker()
+    waited, after = wait_quiet(svc.cfg, timeout_s=60)
+    assert after.quiet and after.indexing == after.traces == 0, after

@@ -1,0 +1,54 @@
+"""Waiting for a running ELF to finish its background work, and saying how much a measured run left of it.
+
+A level of elf-bench concurrency measures requests; what its writes and searches leave behind (indexing and
+trace outbox rows, a Qdrant optimization they trigger) is done at a lower priority later. Without a wait, the
+next level would pay for the last one's leftovers (measured here: three 32-agent runs back to back fell from
+115 to 92 to 79 requests/s). So a level starts once the service is quiet, and reports what it left behind.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import psycopg
+from qdrant_client import QdrantClient, models
+
+from elf_config import ElfConfig
+
+_DUE = ("SELECT (SELECT count(*) FROM indexing_outbox WHERE status = 'PENDING'), "
+        "(SELECT count(*) FROM search_trace_outbox WHERE status = 'PENDING')")
+
+
+@dataclass(frozen=True)
+class Backlog:
+    indexing: int  # indexing outbox rows not done (FAILED rows wait for their retry and are not counted)
+    traces: int  # trace outbox rows not persisted yet
+    optimizing: bool  # the notes collection is not green (an optimization runs or is due)
+
+    @property
+    def quiet(self) -> bool:
+        return not (self.indexing or self.traces or self.optimizing)
+
+    def describe(self) -> str:
+        return (f"{self.indexing} indexing and {self.traces} trace outbox rows pending, "
+                f"Qdrant collection {'optimizing' if self.optimizing else 'green'}")
+
+
+def backlog(cfg: ElfConfig) -> Backlog:
+    with psycopg.connect(cfg.storage.postgres.dsn, autocommit=True) as conn:
+        indexing, traces = conn.execute(_DUE).fetchone()
+    client = QdrantClient(url=cfg.storage.qdrant.url, timeout=30)
+    try:
+        status = client.get_collection(cfg.storage.qdrant.collection).status
+    finally:
+        client.close()
+    return Backlog(indexing, traces, status != models.CollectionStatus.GREEN)
+
+
+def wait_quiet(cfg: ElfConfig, timeout_s: float = 600.0) -> tuple[float, Backlog]:
+    """Poll until nothing is pending (or ``timeout_s``); returns the seconds waited and the last backlog."""
+    started = time.monotonic()
+    while not (b := backlog(cfg)).quiet and time.monotonic() - started < timeout_s:
+        time.sleep(0.5)
+    return time.monotonic() - started, b

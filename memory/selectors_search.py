@@ -14,7 +14,8 @@ from functools import lru_cache
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import OuterRef, Subquery
+from django.db.models import OuterRef, Subquery, signals
+from django.db.models.base import ModelState
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -87,17 +88,39 @@ def revalidated_chunks(ctx: RequestContext, scopes, chunk_ids: list[str],
     decoders = [(i, f) for i, f in enumerate(_NOTE_FIELDS) if hasattr(f, "from_db_value")]
     notes: dict = {}
     chunks = []
+    note_of, chunk_of = _loader(MemoryNote, _NOTE_ATTNAMES, alias), _loader(MemoryNoteChunk, _CHUNK_FIELDS, alias)
     for row in rows:
         note = notes.get(row[0])
         if note is None:
             values = list(row[:n])
             for i, f in decoders:
                 values[i] = f.from_db_value(values[i], None, conn)
-            note = notes[row[0]] = MemoryNote.from_db(alias, None, values)
+            note = notes[row[0]] = note_of(values)
             note.field_summary = row[extra]
             for i, mark in enumerate(marks, start=extra + 1):
                 setattr(note, mark.name, row[i])
-        chunk = MemoryNoteChunk.from_db(alias, _CHUNK_FIELDS, row[n:extra])
+        chunk = chunk_of(row[n:extra])
         MemoryNoteChunk.note.field.set_cached_value(chunk, note)
         chunks.append(chunk)
     return chunks
+
+
+_NOTE_ATTNAMES = tuple(f.attname for f in _NOTE_FIELDS)
+
+
+def _loader(model, attnames: tuple[str, ...], alias: str) -> Callable[[Any], Any]:
+    """Instances of ``model`` from rows of ``attnames`` (the other fields deferred: read on access), as
+    ``Model.from_db`` makes them but without ``Model.__init__``'s work per field: a search loads about 120 of
+    them, which took 1.1 ms of the 3.8 ms its re-validation took in-process. ``from_db`` itself when something
+    listens to the model's ``pre_init`` / ``post_init`` (the instances must then be made the usual way)."""
+    if signals.pre_init.has_listeners(model) or signals.post_init.has_listeners(model):
+        return lambda values: model.from_db(alias, list(attnames), values)
+
+    def load(values):
+        obj = model.__new__(model)
+        obj.__dict__.update(zip(attnames, values))
+        obj._state = ModelState()
+        obj._state.adding, obj._state.db = False, alias
+        return obj
+
+    return load

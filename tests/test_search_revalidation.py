@@ -141,3 +141,25 @@ def test_the_statement_is_prepared_once_per_connection_with_a_generic_plan():
         assert cur.fetchone()[0] == "force_generic_plan"
     assert len(plans) == 1, plans
     assert plans[0][0] >= 3 and plans[0][1] == 0
+
+
+def test_loaded_instances_equal_the_orms_and_read_deferred_fields_on_access():
+    """The re-validation builds its instances without Model.__init__: every column the ORM would give, the
+    saved state, the chunk's note cached, and the columns it does not select read when asked for."""
+    t = "t-reval-" + uuid.uuid4().hex[:8]
+    note = _note(t, "a1", "agent_private", chunks=2, expires_in=timedelta(days=3))
+    chunks = revalidated_chunks(RequestContext(t, "p1", "a1", None), ALL_SCOPES,
+                                [str(c.chunk_id) for c in note.chunks.all()])
+    orm_note = MemoryNote.objects.get(pk=note.pk)
+    loaded = chunks[0].note
+    assert {f.attname: getattr(loaded, f.attname) for f in MemoryNote._meta.concrete_fields} == {
+        f.attname: getattr(orm_note, f.attname) for f in MemoryNote._meta.concrete_fields}
+    assert loaded == orm_note and not loaded._state.adding and loaded._state.db == "default"
+    for chunk in chunks:
+        orm_chunk = MemoryNoteChunk.objects.get(pk=chunk.pk)
+        assert (chunk.note_id, chunk.chunk_index, chunk.start_offset, chunk.end_offset, chunk.text) == (
+            orm_chunk.note_id, orm_chunk.chunk_index, orm_chunk.start_offset, orm_chunk.end_offset, orm_chunk.text)
+        assert chunk.note is loaded and not chunk._state.adding
+        with CaptureQueriesContext(connection) as q:
+            assert chunk.embedding_version == orm_chunk.embedding_version == "local:x:384"  # deferred: one read
+        assert len(q) == 1

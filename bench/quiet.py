@@ -20,19 +20,22 @@ _DUE = ("SELECT (SELECT count(*) FROM indexing_outbox WHERE status = 'PENDING'),
         "(SELECT count(*) FROM search_trace_outbox WHERE status = 'PENDING')")
 
 
+_MEANING = {"yellow": " (optimizing)", "grey": " (an optimization is due once writes pause)"}
+
+
 @dataclass(frozen=True)
 class Backlog:
     indexing: int  # indexing outbox rows not done (FAILED rows wait for their retry and are not counted)
     traces: int  # trace outbox rows not persisted yet
-    optimizing: bool  # the notes collection is not green (an optimization runs or is due)
+    status: str  # the notes collection's: green, yellow (optimizing), grey (an optimization is due)
 
     @property
     def quiet(self) -> bool:
-        return not (self.indexing or self.traces or self.optimizing)
+        return not (self.indexing or self.traces) and self.status == "green"
 
     def describe(self) -> str:
         return (f"{self.indexing} indexing and {self.traces} trace outbox rows pending, "
-                f"Qdrant collection {'optimizing' if self.optimizing else 'green'}")
+                f"Qdrant collection {self.status}{_MEANING.get(self.status, '')}")
 
 
 def backlog(cfg: ElfConfig) -> Backlog:
@@ -43,7 +46,7 @@ def backlog(cfg: ElfConfig) -> Backlog:
         status = client.get_collection(cfg.storage.qdrant.collection).status
     finally:
         client.close()
-    return Backlog(indexing, traces, status != models.CollectionStatus.GREEN)
+    return Backlog(indexing, traces, models.CollectionStatus(status).value)
 
 
 def wait_quiet(cfg: ElfConfig, timeout_s: float = 600.0) -> tuple[float, Backlog]:

@@ -21,6 +21,14 @@ TEST_CONFIG = REPO / "tests" / "elf.test.toml"
 BIN = Path(sys.executable).parent
 
 
+def autogroups_enabled() -> bool:
+    """Whether the kernel shares the cores between sessions first (then a session's autogroup niceness counts)."""
+    try:
+        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+    except OSError:
+        return False
+
+
 def entry_point(name: str) -> str:
     return str(BIN / name)
 

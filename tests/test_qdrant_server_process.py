@@ -20,6 +20,7 @@ import pytest
 from qdrant_client import models
 
 from elf_infra.qdrant_server.launcher import EmbeddedQdrant
+from tests.conftest import autogroups_enabled
 from tests.qdrant_fixtures import (  # noqa: F401
     DIM,
     client_for,
@@ -165,13 +166,6 @@ def test_an_interrupted_shard_swap_is_resolved_at_start(tmp_path: Path, caught_u
         assert sorted(p.name for p in collection_dir.iterdir()) == ["collection.json", "shard"]
     finally:
         server.stop()
-
-
-def autogroups_enabled() -> bool:
-    try:
-        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
-    except OSError:
-        return False
 
 
 def test_optimization_swaps_in_an_optimized_shard_and_keeps_concurrent_writes(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from elf_config import ConfigError, load_config
 from elf_config.rules import LOCAL_EMBEDDING_FLOAT32
 from elf_config.sizing import Sizing, resolve_sizing
 from elf_config.toml_writer import dumps
-from tests.conftest import REPO
+from tests.conftest import REPO, autogroups_enabled
 
 EXAMPLE = tomllib.loads((REPO / "elf.toml.example").read_text())
 
@@ -238,8 +238,7 @@ def test_worker_runs_every_process_and_thread_at_its_niceness_and_the_api_does_n
     assert "nice 7" in worker.output()
     # Started in a session of its own (as setsid does), the worker lowers its session's autogroup too, else the
     # kernel would share the cores between the API's session and the worker's whatever the threads' niceness.
-    if os.path.exists("/proc/sys/kernel/sched_autogroup_enabled") and open(
-            "/proc/sys/kernel/sched_autogroup_enabled").read().strip() == "1":
+    if autogroups_enabled():
         assert open(f"/proc/{main}/autogroup").read().split()[-1] == "7"
         assert open(f"/proc/{s.api.proc.pid}/autogroup").read().split()[-1] == "0"
 

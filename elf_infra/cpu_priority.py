@@ -29,9 +29,15 @@ def lower_priority(nice: int) -> int:
                 os.setpriority(os.PRIO_PROCESS, tid, nice)
         except ProcessLookupError:  # the thread ended meanwhile
             continue
-    if nice > 0 and os.getsid(0) == os.getpid():
+    if nice > 0 and leads_session():
         _lower_autogroup(nice)
     return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def leads_session() -> bool:
+    """Whether this process leads a session of its own (started with setsid): then the session's autogroup is
+    this process's to lower."""
+    return os.getsid(0) == os.getpid()
 
 
 def autogroup_nice() -> int | None:

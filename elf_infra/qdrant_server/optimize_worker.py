@@ -15,13 +15,12 @@ Prints one JSON line: {"optimized": true|false, "seconds": float, "nice": int, "
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 
 import qdrant_edge as qe
 
-from elf_infra.cpu_priority import autogroup_nice, lower_priority
+from elf_infra.cpu_priority import autogroup_nice, leads_session, lower_priority
 
 NICE = 10
 
@@ -33,7 +32,7 @@ def main(argv: list[str]) -> int:
         return 2
     # Query serving in the parent, and every request of the service, comes first; reported, so the server's log
     # shows the priority the optimization ran at.
-    priority = {"nice": lower_priority(NICE), "own_session": os.getsid(0) == os.getpid(),
+    priority = {"nice": lower_priority(NICE), "own_session": leads_session(),
                 "autogroup_nice": autogroup_nice()}
     started = time.monotonic()
     shard = qe.EdgeShard.load(argv[0])

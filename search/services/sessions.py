@@ -10,7 +10,6 @@ from datetime import timedelta
 from django.db import DatabaseError, connection
 from django.utils import timezone
 
-from elf_domain.time_ids import uuid7
 from elf_kernel.context import RequestContext
 from elf_kernel.db_statements import statement_scope
 from elf_kernel.errors import NotFound
@@ -50,7 +49,7 @@ def create_session(*, ctx: RequestContext, read_profile: str, query: str, trace_
     Returns the session and whether the trace was queued."""
     now = timezone.now()
     session = SearchSession(
-        search_id=uuid7(), tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id,
+        tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id,
         read_profile=read_profile, query=query, trace_id=trace_id, created_at=now, expires_at=now + SESSION_TTL,
         items=[index_entry(i.note, i.ranked.final_score, i.note.field_summary) for i in outcome_items])
     values = [session.search_id, session.tenant_id, session.project_id, session.agent_id, read_profile, query,

@@ -47,6 +47,7 @@ import requests
 from psycopg.types.json import Jsonb
 
 from bench.add_note_bench import LOCOMO
+from bench.server_timing import timings
 from bench.stats import percentile
 from bench.target import loopback_base_url
 from elf_config import load_config
@@ -335,8 +336,8 @@ class Checks:
     def bundle(self, r: requests.Response) -> tuple[float, dict]:
         if r.status_code != 200:
             raise SystemExit(f"POST /api/v1/acb/build: {r.status_code} {r.text[:500]}")
-        timing = r.headers.get("Server-Timing", "")
-        if "acb;dur=" not in timing:
+        timing = timings(r.headers)
+        if "acb" not in timing:
             self.problems.append("no Server-Timing: acb;dur= header")
             return math.nan, r.json()
         body = r.json()
@@ -344,7 +345,7 @@ class Checks:
             self.problems.append(f"bundle of {body['token_used_est']} tokens over its budget {self.max_tokens}")
         if body["provenance"]["candidate_pool_size"] > POOL_MAX:
             self.problems.append(f"candidate pool {body['provenance']['candidate_pool_size']} over {POOL_MAX}")
-        return float(timing.split("acb;dur=")[1].split(";")[0].split(",")[0]), body
+        return timing["acb"], body
 
 
 def build(http: requests.Session, base: str, checks: Checks, tenant: str, agent: str,

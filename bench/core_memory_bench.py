@@ -20,6 +20,7 @@ from datetime import datetime, timedelta, timezone
 import psycopg
 import requests
 
+from bench.server_timing import duration
 from bench.stats import percentile
 from bench.target import loopback_base_url
 from elf_config import load_config
@@ -75,7 +76,7 @@ def resolve(session: requests.Session, url: str, headers: dict, keys: list[str] 
     client = (time.perf_counter() - t0) * 1000
     if r.status_code != 200:
         raise SystemExit(f"POST {url}: {r.status_code} {r.text[:500]}")
-    return client, float(r.headers["Server-Timing"].split("dur=")[1].split(";")[0]), r.json()
+    return client, duration(r.headers, "resolve"), r.json()
 
 
 def floor(conn: psycopg.Connection, tenant: str, keys: list[str] | None) -> tuple[float, int]:

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import requests
 
+from bench.server_timing import timings
 from elf_domain.limits import MAX_NOTES_PER_REQUEST
 
-SERVER_TIMING = re.compile(r"(?:^|,)\s*search;dur=([0-9.]+)")
 _NOTE_INDEX = re.compile(r"^\$\.notes\[(\d+)\]")
 
 
@@ -111,9 +111,9 @@ class ElfClient:
         client_ms = (time.perf_counter() - t0) * 1000.0
         if resp.status_code != 200:
             raise self._fail("POST", "/v2/searches", resp)
-        m = SERVER_TIMING.search(resp.headers.get("Server-Timing", ""))
+        server = timings(resp.headers).get("search")
         return SearchOutcome(note_ids=[it["note_id"] for it in resp.json()["items"]], client_ms=client_ms,
-                             server_ms=float(m.group(1)) if m else None)
+                             server_ms=server)
 
     def delete(self, project: str, note_id: str) -> None:
         resp = self._send("DELETE", f"/v2/notes/{note_id}", project)

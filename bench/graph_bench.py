@@ -26,6 +26,7 @@ import psycopg
 import requests
 
 from bench.search_bench import Loader, _pct, questions
+from bench.server_timing import duration
 from bench.target import loopback_base_url
 from elf_config import load_config
 from elf_config.toml_writer import dumps
@@ -123,7 +124,7 @@ def quick_find(session: requests.Session, api: Api, tenant: str, query: str) -> 
                      headers={**HEADERS, "X-ELF-Tenant-Id": tenant}, timeout=120)
     client = (time.perf_counter() - t0) * 1000
     r.raise_for_status()
-    return float(r.headers["Server-Timing"].split("dur=")[1]), client
+    return duration(r.headers, "search"), client
 
 
 def facts_per_item(api: Api, tenant: str, qs: list[str]) -> float:

@@ -34,6 +34,7 @@ from pgvector.psycopg import register_vector
 from qdrant_client import QdrantClient
 
 from bench.add_note_bench import LOCOMO, load_average, sentences
+from bench.server_timing import duration, timings
 from bench.search_floor import WHAT, QueryFloor, SearchFloor, ratio
 from bench.stats import percentile, table
 from elf_infra.index import bm25
@@ -134,23 +135,9 @@ class Loader:
 
 
 
-def timings(headers) -> dict[str, float]:
-    """The Server-Timing entries of a response, name -> dur (ms); entries without a dur are left out."""
-    out = {}
-    for entry in headers.get("Server-Timing", "").split(","):
-        name, *params = (part.strip() for part in entry.split(";"))
-        for key, _, value in (param.partition("=") for param in params):
-            if key == "dur" and name:
-                out[name] = float(value.strip('"'))
-    return out
-
-
 def server_ms(headers) -> float:
     """The ``search`` entry of a response's Server-Timing header, read by name (other entries may surround it)."""
-    found = timings(headers)
-    if "search" not in found:
-        raise RuntimeError(f"no search;dur= entry in Server-Timing: {headers.get('Server-Timing')!r}")
-    return found["search"]
+    return duration(headers, "search")
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """elf-bench's floors: the ratio and ceiling arithmetic, the Server-Timing parsing, and (against an isolated
 service with the local providers) the in-process search floor's re-validation query and the search,
-add-note and concurrency commands end to end at small sizes."""
+add-note and concurrency commands end to end at small sizes, then the graph, core-memory, docs and acb parts."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 
 from bench.add_note_floor import Floor
 from bench.concurrency_floor import MixFloor, mix
-from bench.search_bench import AGENT, PROJECT, READ_PROFILE, Loader, query_sets, server_ms, timings
+from bench.search_bench import AGENT, PROJECT, READ_PROFILE, Loader, query_sets, server_ms
+from bench.server_timing import duration, timings
 from bench.search_floor import REVALIDATE, QueryFloor, SearchFloor, candidate_ids, ratio
 from bench.stats import table
 from tests.conftest import REPO, entry_point, use_local_providers
@@ -58,6 +59,13 @@ def test_server_timing_is_read_by_name_whatever_entries_surround_it():
         server_ms({})
     assert timings({"Server-Timing": "search;dur=9, embed;dur=4.5, trace, total;dur=9"}) == {
         "search": 9.0, "embed": 4.5, "total": 9.0}
+    # what the API sends now (a search's steps after it), and the other parts' entries, read by name by every bench
+    assert duration({"Server-Timing": "search;dur=88.92, embed;dur=3.1, recall;dur=4.0, total;dur=88.92"},
+                    "search") == 88.92
+    assert duration({"Server-Timing": "resolve;dur=1.25"}, "resolve") == 1.25
+    assert duration({"Server-Timing": "db;dur=0.5, acb;dur=12"}, "acb") == 12.0
+    with pytest.raises(RuntimeError, match="no resolve;dur= entry"):
+        duration({"Server-Timing": "search;dur=3"}, "resolve")
 
 
 def test_every_pass_gets_questions_of_its_own():
@@ -173,3 +181,18 @@ def test_the_quiet_wait_sees_pending_outbox_rows_and_their_end(svc):
         svc.start_worker()
     waited, after = wait_quiet(svc.cfg, timeout_s=60)
     assert after.quiet and after.indexing == after.traces == 0, after
+
+
+def test_elf_bench_graph_core_memory_acb_and_docs_run_at_small_sizes(svc):
+    """The other parts of `elf-bench -c` end to end: each reads its own Server-Timing entry by name among the
+    others the API sends (the graph part once split on the first ``dur=`` and died on a search's step list)."""
+    out = bench(svc, "graph", "--notes", "40", "--facts", "80", "--queries", "4", "--rounds", "1").stdout
+    assert re.search(r"^quick_find server: graph_context on p50=[0-9.]+ ms .* \| off \(floor\) p50=[0-9.]+ ms", out, re.M)
+    assert re.search(r"relation_context holds [1-9][0-9.]* facts per returned item", out), out
+    out = bench(svc, "core-memory", "--n", "5", "--warmup", "1").stdout
+    assert len(re.findall(r"^resolve .* server p50=[0-9.]+ ms .* \| floor \(one SQL query in-process\)", out, re.M)) == 2
+    out = bench(svc, "docs", "--docs", "3", "--queries", "3", "--timeout", "120").stdout
+    assert re.search(r"^docs_search_l0 \(n=3\): p50=[0-9.]+ ms .* \| floor", out, re.M), out
+    out = bench(svc, "acb", "--events-session", "100", "--events-tenant", "300", "--per-session", "100", "--batch",
+                "300", "--n", "4", "--agents", "2", "--agent-n", "2", "--single-n", "2", "--restarts", "1").stdout
+    assert "| retrieval path (server) |" in out and "no Server-Timing" not in out, out

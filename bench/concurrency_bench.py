@@ -34,6 +34,7 @@ import requests
 
 from bench import concurrency_floor, quiet
 from bench.add_note_bench import LOCOMO, load_average, sentences
+from bench.server_timing import timings, vector_cached
 from bench.stats import percentile
 from bench.target import loopback_base_url
 from elf_config import load_config
@@ -43,6 +44,7 @@ from elf_config import load_config
 class AgentResult:
     latencies: dict[str, list[float]] = field(default_factory=lambda: {"write": [], "search": []})
     errors: list[str] = field(default_factory=list)
+    cached: int = 0  # searches whose query vector came from the service's cache (no embedding call)
 
 
 def questions(limit: int) -> list[str]:
@@ -69,6 +71,7 @@ class Agent:
             r = self.session.post(self.base + path, json=body, headers=self.headers, timeout=60)
             ok = r.status_code == 200
             detail = f"{kind} {r.status_code} {r.text[:200]}"
+            self.result.cached += kind == "search" and vector_cached(timings(r.headers))
         except requests.RequestException as exc:
             ok, detail = False, f"{kind} {type(exc).__name__}: {exc}"
         self.result.latencies[kind].append(time.perf_counter() - t0)
@@ -114,8 +117,9 @@ def run_level(cfg, base: str, n: int, texts, queries, args) -> dict:
     by_kind = {k: [x for r in results for x in r.latencies[k]] for k in ("write", "search")}
     every = by_kind["write"] + by_kind["search"]
     errors = [e for r in results for e in r.errors]
+    cached = sum(r.cached for r in results)
     return {"agents": n, "requests": len(every), "seconds": elapsed, "throughput": len(every) / elapsed,
-            "all": every, **by_kind, "errors": errors, "waited": waited, "before": before,
+            "all": every, **by_kind, "errors": errors, "cached": cached, "waited": waited, "before": before,
             "after": quiet.backlog(cfg)}
 
 
@@ -160,6 +164,8 @@ def main(argv: list[str]) -> int:
               f"search {_fmt(r['search'])} | floor: ceiling {floor.ceiling(n):.1f} req/s (measured "
               f"{r['throughput'] / floor.ceiling(n):.2f} of it), mean latency >= {floor.latency_ms(n):.1f} ms "
               f"(measured {mean_ms / floor.latency_ms(n):.1f} x)", flush=True)
+        print(f"  {r['cached']} of {len(r['search'])} searches took their query vector from the service's cache "
+              "(a question asked before, in this level or an earlier run on the same elf-api)", flush=True)
         if r["before"] is not None:
             print(f"  started after {r['waited']:.1f} s of waiting for the service to be quiet "
                   f"({'quiet' if r['before'].quiet else 'gave up: ' + r['before'].describe()}); "

@@ -34,7 +34,7 @@ from pgvector.psycopg import register_vector
 from qdrant_client import QdrantClient
 
 from bench.add_note_bench import LOCOMO, load_average, sentences
-from bench.server_timing import duration, timings
+from bench.server_timing import duration, timings, vector_cached
 from bench.search_floor import WHAT, QueryFloor, SearchFloor, ratio
 from bench.stats import percentile, table
 from elf_infra.index import bm25
@@ -149,6 +149,7 @@ class Pass:
     client: list[float] = field(default_factory=list)
     floors: list[QueryFloor] = field(default_factory=list)
     stages: dict[str, list[float]] = field(default_factory=dict)  # the other Server-Timing entries, by name
+    cached: int = 0  # queries whose vector came from the service's query-vector cache (no embed step time)
 
     def row(self) -> list[str]:
         floor = [f.total_ms for f in self.floors]
@@ -184,9 +185,11 @@ def run_pass(base: str, tenant: str, qs: list[str], mode: str, floor: SearchFloo
         out.client.append((time.perf_counter() - t0) * 1000)
         r.raise_for_status()
         out.server.append(server_ms(r.headers))
-        for name, ms in timings(r.headers).items():
+        steps = timings(r.headers)
+        for name, ms in steps.items():
             if name not in ("search", "total"):
                 out.stages.setdefault(name, []).append(ms)
+        out.cached += vector_cached(steps)
         if floor is not None:
             out.floors.append(floor.measure(q))
     return out
@@ -232,7 +235,11 @@ def main(argv: list[str]) -> int:
             print(f"loaded {size} notes ({load_s:.1f} s load, {green_s:.1f} s until the index was optimized)", flush=True)
             passes = [run_pass(base, tenant, sets.pop(0), mode, floor) for mode in modes]
             candidates = percentile([f.candidates for p in passes for f in p.floors], 50)
-            fresh = "some seen before" if repeats else "none seen before by the service"
+            cached = sum(p.cached for p in passes)
+            fresh = "some repeated in this run" if repeats else "none repeated in this run"
+            if cached:  # an earlier run on the same elf-api process asked them: its cache answered, no embedding
+                fresh += (f"; {cached} of {len(passes) * args.queries} query vectors came from the service's cache "
+                          "(asked by an earlier run: restart elf-api for cold figures)")
             print(f"\nsearch @ {size} notes, {args.queries} questions per mode, {fresh}; load average {load_average()}",
                   flush=True)
             print("\n".join(table(HEADER, [p.row() for p in passes])))

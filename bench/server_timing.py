@@ -24,3 +24,12 @@ def duration(headers, name: str) -> float:
     if name not in found:
         raise RuntimeError(f"no {name};dur= entry in Server-Timing: {headers.get('Server-Timing')!r}")
     return found[name]
+
+
+CACHE_HIT_MS = 0.05  # a search's embed step under this made no embedding call (a real one takes about 1 ms or more)
+
+
+def vector_cached(steps: dict[str, float]) -> bool:
+    """Whether a search's query vector came from the service's query-vector cache: its ``embed`` step (always
+    sent by the search endpoint, 0 when no embedding call was made) took no time."""
+    return "embed" in steps and steps["embed"] < CACHE_HIT_MS

@@ -8,11 +8,12 @@ import re
 import subprocess
 
 import pytest
+import requests
 
 from bench.add_note_floor import Floor
 from bench.concurrency_floor import MixFloor, mix
 from bench.search_bench import AGENT, PROJECT, READ_PROFILE, Loader, query_sets, server_ms
-from bench.server_timing import duration, timings
+from bench.server_timing import duration, timings, vector_cached
 from bench.search_floor import REVALIDATE, QueryFloor, SearchFloor, candidate_ids, ratio
 from bench.stats import table
 from tests.conftest import REPO, entry_point, use_local_providers
@@ -66,6 +67,8 @@ def test_server_timing_is_read_by_name_whatever_entries_surround_it():
     assert duration({"Server-Timing": "db;dur=0.5, acb;dur=12"}, "acb") == 12.0
     with pytest.raises(RuntimeError, match="no resolve;dur= entry"):
         duration({"Server-Timing": "search;dur=3"}, "resolve")
+    assert vector_cached({"search": 5.0, "embed": 0.0}) and not vector_cached({"search": 9.0, "embed": 2.31})
+    assert not vector_cached({"search": 9.0})  # a response without steps says nothing about the cache
 
 
 def test_every_pass_gets_questions_of_its_own():
@@ -137,6 +140,19 @@ def test_elf_bench_search_prints_each_mode_beside_its_floor(svc):
         server_p50, floor_p50, share_p50 = float(r[2]), float(r[11]), float(r[14])
         assert floor_p50 > 0 and share_p50 == pytest.approx(server_p50 / floor_p50, rel=0.02, abs=0.01)
     assert "Qdrant engine time" in out and "candidates re-validated per query p50 " in out
+    assert out.count("none repeated in this run; load average") == 2 and "service's cache" not in out
+    # The same questions again on the same elf-api: its query-vector caches (one per API process; a fresh
+    # connection lands on either) answer them, and the bench says so.
+    warm, sets, _ = query_sets(6, 2)
+    for q in sets[0] + sets[1]:
+        for _ in range(8):
+            r = requests.post(f"{svc.public}/v2/searches", json={"query": q, "mode": "quick_find"}, timeout=60,
+                              headers={"X-ELF-Tenant-Id": "floor-t3", "X-ELF-Project-Id": PROJECT,
+                                       "X-ELF-Agent-Id": AGENT, "X-ELF-Read-Profile": READ_PROFILE, "Connection": "close"})
+            assert r.status_code == 200, r.text
+    again = bench(svc, "search", "--sizes", "100", "--queries", "6").stdout
+    cached = re.search(r"none repeated in this run; (\d+) of 12 query vectors came from the service's cache", again)
+    assert cached and int(cached.group(1)) >= 6, again
 
 
 def test_elf_bench_add_note_says_when_every_note_was_searchable(svc):
@@ -163,6 +179,7 @@ def test_elf_bench_concurrency_prints_each_level_beside_its_ceiling(svc):
     waits = re.findall(r"started after [0-9.]+ s of waiting for the service to be quiet \((\w+)\); left behind: "
                        r"(\d+) indexing and (\d+) trace outbox rows pending", out)
     assert [w[0] for w in waits] == ["quiet", "quiet"], out
+    assert len(re.findall(r"^  \d+ of \d+ searches took their query vector from the service's cache", out, re.M)) == 2
 
 
 def test_the_quiet_wait_sees_pending_outbox_rows_and_their_end(svc):

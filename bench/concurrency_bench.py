@@ -11,6 +11,13 @@ level: requests/s, p50, p95 and p99 latency overall and per kind, and the error 
 transport error).
 Loopback targets only.
 
+The service keeps a cache of query vectors per API process, so a question asked again is not embedded again.
+LoCoMo has about 2,000 questions and a 32-agent level asks about 4,000, and every run draws from the same
+ones: by default each search therefore carries a tag of its own after the question (`#<run>-<agent>-<n>`), so
+no search is answered from the cache and every one is embedded, as an agent's new question would be (the tag
+adds a few tokens to embed). --repeat-questions sends the bare questions instead; every level prints how many
+of its searches the cache answered.
+
 Each level is printed beside its floor (bench.concurrency_floor), measured in this process before the
 levels: the unavoidable work of one add_note and one quick_find (embedding, Qdrant engine, Postgres), mixed
 as the agents mix them. At N agents the ceiling is min(N / wall, cores / CPU) requests/s (N requests in
@@ -64,6 +71,7 @@ class Agent:
         self.headers = {"X-ELF-Tenant-Id": f"bench-{run}-t{index}", "X-ELF-Project-Id": "bench",
                         "X-ELF-Agent-Id": f"agent-{index}", "X-ELF-Read-Profile": "private_only"}
         self.result = AgentResult()
+        self.tag, self.asked = f"{run}-{index}", 0
 
     def _request(self, kind: str, path: str, body: dict) -> None:
         t0 = time.perf_counter()
@@ -84,7 +92,11 @@ class Agent:
         self._request("write", "/v2/notes/ingest", {"scope": "agent_private", "notes": [note]})
 
     def search(self) -> None:
-        body = {"query": self.rng.choice(self.queries), "mode": "quick_find", "top_k": 10}
+        query = self.rng.choice(self.queries)
+        if not self.args.repeat_questions:  # a question of its own: no query-vector cache hit (module docstring)
+            self.asked += 1
+            query = f"{query} #{self.tag}-{self.asked}"
+        body = {"query": query, "mode": "quick_find", "top_k": 10}
         self._request("search", "/v2/searches", body)
 
     def seed(self) -> None:
@@ -142,6 +154,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--seed-notes", type=int, default=5, help="notes each agent writes before the level starts")
     ap.add_argument("--floor-n", type=int, default=50, help="add_notes and quick_finds the in-process floor is "
                     "measured on")
+    ap.add_argument("--repeat-questions", action="store_true",
+                    help="send the bare LoCoMo questions (repeated within and across runs, so the service's "
+                    "query-vector cache answers many) instead of tagging each search to make it new")
     ap.add_argument("--no-wait-quiet", dest="wait_quiet", action="store_false",
                     help="start each level right after its seeding, without waiting for the indexing and trace "
                     "outboxes to drain and for Qdrant to finish an optimization (bench.quiet)")

@@ -71,6 +71,27 @@ def test_server_timing_is_read_by_name_whatever_entries_surround_it():
     assert not vector_cached({"search": 9.0})  # a response without steps says nothing about the cache
 
 
+def test_concurrency_searches_are_new_questions_unless_asked_to_repeat():
+    """With one question to draw from, every search still gets a text of its own (no query-vector cache hit);
+    --repeat-questions sends the bare question."""
+    from argparse import Namespace
+
+    from bench.concurrency_bench import Agent
+
+    def sent(repeat: bool, index: int) -> list[str]:
+        agent = Agent("http://127.0.0.1:9", "run1", index, ["t"], ["Where did Caroline move from?"],
+                      Namespace(repeat_questions=repeat))
+        bodies = []
+        agent._request = lambda kind, path, body: bodies.append(body["query"])
+        for _ in range(3):
+            agent.search()
+        return bodies
+
+    fresh = sent(False, 0) + sent(False, 1)
+    assert len(set(fresh)) == 6 and all(q.startswith("Where did Caroline move from? #run1-") for q in fresh)
+    assert sent(True, 0) == ["Where did Caroline move from?"] * 3
+
+
 def test_every_pass_gets_questions_of_its_own():
     warm, sets, repeats = query_sets(50, 6)
     assert len(warm) == 5 and [len(s) for s in sets] == [50] * 6 and not repeats
@@ -179,7 +200,9 @@ def test_elf_bench_concurrency_prints_each_level_beside_its_ceiling(svc):
     waits = re.findall(r"started after [0-9.]+ s of waiting for the service to be quiet \((\w+)\); left behind: "
                        r"(\d+) indexing and (\d+) trace outbox rows pending", out)
     assert [w[0] for w in waits] == ["quiet", "quiet"], out
-    assert len(re.findall(r"^  \d+ of \d+ searches took their query vector from the service's cache", out, re.M)) == 2
+    # Each search is a question of its own (tagged), so the query-vector cache answered none of them.
+    cached = re.findall(r"^  (\d+) of (\d+) searches took their query vector from the service's cache", out, re.M)
+    assert len(cached) == 2 and all(c[0] == "0" for c in cached) and sum(int(c[1]) for c in cached) > 0, out
 
 
 def test_the_quiet_wait_sees_pending_outbox_rows_and_their_end(svc):

@@ -77,14 +77,15 @@ class Agent:
         t0 = time.perf_counter()
         try:
             r = self.session.post(self.base + path, json=body, headers=self.headers, timeout=60)
-            ok = r.status_code == 200
-            detail = f"{kind} {r.status_code} {r.text[:200]}"
-            self.result.cached += kind == "search" and vector_cached(timings(r.headers))
         except requests.RequestException as exc:
-            ok, detail = False, f"{kind} {type(exc).__name__}: {exc}"
-        self.result.latencies[kind].append(time.perf_counter() - t0)
-        if not ok:
-            self.result.errors.append(detail)
+            r, failure = None, f"{kind} {type(exc).__name__}: {exc}"
+        self.result.latencies[kind].append(time.perf_counter() - t0)  # the round trip only: bookkeeping after
+        if r is None:
+            self.result.errors.append(failure)
+        elif r.status_code != 200:
+            self.result.errors.append(f"{kind} {r.status_code} {r.text[:200]}")
+        elif kind == "search":
+            self.result.cached += vector_cached(timings(r.headers))
 
     def write(self) -> None:
         text = self.rng.choice(self.texts)

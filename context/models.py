@@ -129,6 +129,7 @@ class AcbTask(models.Model):
 class AcbArtifact(models.Model):
     artifact_id = models.TextField(primary_key=True)
     tenant_id = models.TextField()
+    project_id = models.TextField()
     session_id = models.TextField()
     ts = models.DateTimeField()
     kind = models.TextField()

@@ -1,6 +1,10 @@
-"""Event log reads, always inside one tenant (PRD 9.3) and under the channel's rules (PRD 9.1): a bundle for a
-channel reads only the channels and sensitivities vocabulary.VISIBLE_CHANNELS / ALLOWED_SENSITIVITIES allow, and
-never a secret. Retrieval is Postgres full-text search (PRD G5: the complexity stays in Postgres)."""
+"""Event log reads: the one read rule of the event log, beside the notes' ``readable_by``.
+
+Every read is inside the caller's (tenant, project) (PRD 9.3; the key fixes both when keys are on) and under the
+channel's rules (PRD 9.1): a read for a channel sees only the channels and sensitivities
+vocabulary.VISIBLE_CHANNELS / ALLOWED_SENSITIVITIES allow, and never a secret. A session is named within its
+project; the agents of a project share its sessions (the handoff packet). Retrieval is Postgres full-text search
+(PRD G5: the complexity stays in Postgres)."""
 
 from __future__ import annotations
 
@@ -12,7 +16,32 @@ from django.db import connection
 from elf_kernel.context import RequestContext
 
 from .domain.vocabulary import ALLOWED_SENSITIVITIES, CANDIDATE_POOL_MAX, VISIBLE_CHANNELS
-from .models import AcbArtifact, AcbDecision, AcbSession, AcbTask
+from .models import AcbArtifact, AcbDecision, AcbEvent, AcbSession, AcbTask
+
+
+@dataclass(frozen=True)
+class Owner:
+    """The (tenant, project) an event-log id must belong to for a caller to name it (refs, supersedes, task_id)."""
+
+    tenant_id: str
+    project_id: str
+
+
+@dataclass(frozen=True)
+class Reader:
+    """A direct read (decision ledger, artifacts) of a project's log, as a bundle of ``channel`` would read it."""
+
+    tenant_id: str
+    project_id: str
+    channel: str
+
+    @property
+    def channels(self) -> list[str]:
+        return list(VISIBLE_CHANNELS[self.channel])
+
+    @property
+    def sensitivities(self) -> list[str]:
+        return list(ALLOWED_SENSITIVITIES[self.channel])
 
 
 @dataclass(frozen=True)
@@ -39,7 +68,8 @@ class View:
         return RequestContext(self.tenant_id, self.project_id, self.agent_id, None)
 
     def params(self, **more) -> dict:
-        return {"t": self.tenant_id, "s": self.session_id, "ch": self.channels, "sens": self.sensitivities, **more}
+        return {"t": self.tenant_id, "p": self.project_id, "s": self.session_id, "ch": self.channels,
+                "sens": self.sensitivities, **more}
 
 
 def _rows(sql: str, params: dict) -> list[tuple]:
@@ -48,22 +78,27 @@ def _rows(sql: str, params: dict) -> list[tuple]:
         return cur.fetchall()
 
 
-def unknown_refs(tenant_id: str, refs: list[str]) -> list[str]:
-    """The refs that name no event, chunk, decision, task or artifact of the tenant."""
+def unknown_refs(owner: Owner, refs: list[str]) -> list[str]:
+    """The refs that name no event, chunk, decision, task or artifact of the owner's project."""
     if not refs:
         return []
     found = {r for (r,) in _rows(
-        """SELECT event_id FROM acb_events WHERE tenant_id = %(t)s AND event_id = ANY(%(r)s)
-           UNION ALL SELECT chunk_id FROM acb_chunks WHERE tenant_id = %(t)s AND chunk_id = ANY(%(r)s)
-           UNION ALL SELECT decision_id FROM acb_decisions WHERE tenant_id = %(t)s AND decision_id = ANY(%(r)s)
-           UNION ALL SELECT task_id FROM acb_tasks WHERE tenant_id = %(t)s AND task_id = ANY(%(r)s)
-           UNION ALL SELECT artifact_id FROM acb_artifacts WHERE tenant_id = %(t)s AND artifact_id = ANY(%(r)s)""",
-        {"t": tenant_id, "r": refs})}
+        """SELECT event_id FROM acb_events WHERE tenant_id = %(t)s AND project_id = %(p)s AND event_id = ANY(%(r)s)
+           UNION ALL SELECT chunk_id FROM acb_chunks
+                      WHERE tenant_id = %(t)s AND project_id = %(p)s AND chunk_id = ANY(%(r)s)
+           UNION ALL SELECT decision_id FROM acb_decisions
+                      WHERE tenant_id = %(t)s AND project_id = %(p)s AND decision_id = ANY(%(r)s)
+           UNION ALL SELECT task_id FROM acb_tasks
+                      WHERE tenant_id = %(t)s AND project_id = %(p)s AND task_id = ANY(%(r)s)
+           UNION ALL SELECT artifact_id FROM acb_artifacts
+                      WHERE tenant_id = %(t)s AND project_id = %(p)s AND artifact_id = ANY(%(r)s)""",
+        {"t": owner.tenant_id, "p": owner.project_id, "r": refs})}
     return [r for r in refs if r not in found]
 
 
-def session(tenant_id: str, session_id: str) -> AcbSession | None:
-    return AcbSession.objects.filter(tenant_id=tenant_id, session_id=session_id).first()
+def session(view: View) -> AcbSession | None:
+    return AcbSession.objects.filter(tenant_id=view.tenant_id, project_id=view.project_id,
+                                     session_id=view.session_id).first()
 
 
 def query_terms(text: str) -> list[str]:
@@ -97,7 +132,7 @@ class Hit:
 POOL_SQL = """
 WITH pool AS (
     SELECT c.chunk_id, c.tsv FROM acb_chunks c
-     WHERE c.tenant_id = %(t)s AND c.tsv @@ to_tsquery('english', %(q)s)
+     WHERE c.tenant_id = %(t)s AND c.project_id = %(p)s AND c.tsv @@ to_tsquery('english', %(q)s)
        AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)
      ORDER BY c.ts DESC, c.chunk_id DESC LIMIT %(n)s)
 SELECT chunk_id, ts_rank_cd(tsv, to_tsquery('english', %(q)s)) AS rank, count(*) OVER ()
@@ -132,7 +167,7 @@ def recent_chunks(view: View, tokens: int) -> list[RecentRow]:
         page = _rows(
             """SELECT chunk_id, event_id, ts, kind, actor_type, actor_id, token_est, text, artifact_id
                  FROM acb_chunks
-                WHERE tenant_id = %(t)s AND session_id = %(s)s AND channel = ANY(%(ch)s)
+                WHERE tenant_id = %(t)s AND project_id = %(p)s AND session_id = %(s)s AND channel = ANY(%(ch)s)
                   AND sensitivity = ANY(%(sens)s)
                   AND (%(after_ts)s::timestamptz IS NULL OR (ts, chunk_id) < (%(after_ts)s, %(after_id)s))
                 ORDER BY ts DESC, chunk_id DESC
@@ -147,7 +182,8 @@ def recent_chunks(view: View, tokens: int) -> list[RecentRow]:
 
 
 def newest_ts(view: View) -> datetime | None:
-    rows = _rows("SELECT max(ts) FROM acb_events WHERE tenant_id = %(t)s AND session_id = %(s)s", view.params())
+    rows = _rows("SELECT max(ts) FROM acb_events WHERE tenant_id = %(t)s AND project_id = %(p)s AND session_id = %(s)s",
+                 view.params())
     return rows[0][0]
 
 
@@ -158,19 +194,19 @@ def hidden_counts(view: View) -> dict[str, int]:
         """SELECT count(*) FILTER (WHERE sensitivity = 'secret'),
                   count(*) FILTER (WHERE sensitivity <> 'secret'
                                      AND NOT (channel = ANY(%(ch)s) AND sensitivity = ANY(%(sens)s)))
-             FROM acb_events WHERE tenant_id = %(t)s AND session_id = %(s)s""", view.params())
+             FROM acb_events WHERE tenant_id = %(t)s AND project_id = %(p)s AND session_id = %(s)s""", view.params())
     return {"secret": secret, "filtered": filtered}
 
 
 def decisions(view: View, terms: list[str], limit: int) -> list[AcbDecision]:
     """Active decisions the view may read: matching the query first (by rank), then the newest."""
-    qs = AcbDecision.objects.filter(tenant_id=view.tenant_id, status="active", channel__in=view.channels,
-                                    sensitivity__in=view.sensitivities)
+    qs = AcbDecision.objects.filter(tenant_id=view.tenant_id, project_id=view.project_id, status="active",
+                                    channel__in=view.channels, sensitivity__in=view.sensitivities)
     if not terms:
         return list(qs.order_by("-ts", "decision_id")[:limit])
     ranked = _rows(
         """SELECT decision_id FROM acb_decisions, to_tsquery('english', %(q)s) q
-            WHERE tenant_id = %(t)s AND status = 'active' AND tsv @@ q AND channel = ANY(%(ch)s)
+            WHERE tenant_id = %(t)s AND project_id = %(p)s AND status = 'active' AND tsv @@ q AND channel = ANY(%(ch)s)
               AND sensitivity = ANY(%(sens)s)
             ORDER BY ts_rank_cd(tsv, q) DESC, ts DESC, decision_id LIMIT %(n)s""",
         view.params(q=or_query(terms), n=limit))
@@ -181,7 +217,8 @@ def decisions(view: View, terms: list[str], limit: int) -> list[AcbDecision]:
 
 
 def session_decisions(view: View, limit: int) -> list[AcbDecision]:
-    return list(AcbDecision.objects.filter(tenant_id=view.tenant_id, session_id=view.session_id, status="active",
+    return list(AcbDecision.objects.filter(tenant_id=view.tenant_id, project_id=view.project_id,
+                                           session_id=view.session_id, status="active",
                                            channel__in=view.channels, sensitivity__in=view.sensitivities)
                 .order_by("-ts", "decision_id")[:limit])
 
@@ -199,28 +236,39 @@ def other_agents_messages(view: View, limit: int) -> list[tuple]:
     return _rows(
         """SELECT chunk_id, event_id, actor_type, actor_id, token_est, text
              FROM acb_chunks
-            WHERE tenant_id = %(t)s AND session_id = %(s)s AND kind IN ('message', 'decision')
+            WHERE tenant_id = %(t)s AND project_id = %(p)s AND session_id = %(s)s AND kind IN ('message', 'decision')
               AND agent_id <> %(a)s AND channel = ANY(%(ch)s) AND sensitivity = ANY(%(sens)s)
             ORDER BY ts DESC, chunk_id DESC LIMIT %(n)s""", view.params(a=view.agent_id, n=limit))
 
 
-def artifact(tenant_id: str, artifact_id: str) -> AcbArtifact | None:
-    return AcbArtifact.objects.filter(tenant_id=tenant_id, artifact_id=artifact_id).first()
+def readable_artifact(reader: Reader, artifact_id: str) -> AcbArtifact | None:
+    """An artifact of the reader's project whose event a read of the reader's channel may load."""
+    found = AcbArtifact.objects.filter(tenant_id=reader.tenant_id, project_id=reader.project_id,
+                                       artifact_id=artifact_id).first()
+    if found is None or not AcbEvent.objects.filter(
+            tenant_id=reader.tenant_id, event_id__in=found.refs[:1], channel__in=reader.channels,
+            sensitivity__in=reader.sensitivities).exists():
+        return None
+    return found
 
 
-def task_exists(tenant_id: str, task_id: str) -> bool:
-    return AcbTask.objects.filter(tenant_id=tenant_id, task_id=task_id).exists()
+def task_exists(owner: Owner, task_id: str) -> bool:
+    return AcbTask.objects.filter(tenant_id=owner.tenant_id, project_id=owner.project_id, task_id=task_id).exists()
 
 
-def task_id_taken(tenant_id: str, task_id: str) -> bool:
-    """Whether another tenant's task has this id (task ids are global keys: it cannot name a task here)."""
-    return AcbTask.objects.filter(task_id=task_id).exclude(tenant_id=tenant_id).exists()
+def task_id_taken(owner: Owner, task_id: str) -> bool:
+    """Whether a task of another project or tenant has this id (task ids are global keys: it cannot name a task
+    here)."""
+    return AcbTask.objects.filter(task_id=task_id).exclude(tenant_id=owner.tenant_id,
+                                                           project_id=owner.project_id).exists()
 
 
-def query_decisions(tenant_id: str, *, text: str | None, status: str, session_id: str | None,
+def query_decisions(reader: Reader, *, text: str | None, status: str, session_id: str | None,
                     limit: int) -> list[AcbDecision]:
-    """The ledger of a tenant: full-text matches first when ``text`` is given, then newest first."""
-    qs = AcbDecision.objects.filter(tenant_id=tenant_id)
+    """The ledger of the reader's project as its channel may read it: full-text matches first when ``text`` is
+    given, then newest first."""
+    qs = AcbDecision.objects.filter(tenant_id=reader.tenant_id, project_id=reader.project_id,
+                                    channel__in=reader.channels, sensitivity__in=reader.sensitivities)
     if status != "all":
         qs = qs.filter(status=status)
     if session_id:
@@ -233,9 +281,9 @@ def query_decisions(tenant_id: str, *, text: str | None, status: str, session_id
                 .order_by("-rank", "-ts", "decision_id")[:limit])
 
 
-def decision_status(tenant_id: str, decision_id: str) -> str | None:
-    return AcbDecision.objects.filter(tenant_id=tenant_id, decision_id=decision_id).values_list(
-        "status", flat=True).first()
+def decision_status(owner: Owner, decision_id: str) -> str | None:
+    return AcbDecision.objects.filter(tenant_id=owner.tenant_id, project_id=owner.project_id,
+                                      decision_id=decision_id).values_list("status", flat=True).first()
 
 
 def tenant_has_facts(tenant_id: str) -> bool:

@@ -9,11 +9,12 @@ from .tool_spec import PUBLIC, Param, ToolSpec
 
 V1 = "/api/v1"
 
-CONTEXT = ("tenant_id, agent_id and project_id are optional: elf-mcp fills in its own [mcp] context, and refuses a "
-           "tenant_id other than its own (ELF_MCP_TENANT_MISMATCH, nothing sent). session_id is required: your "
-           "conversation or task id, the same on every call of it.")
+CONTEXT = ("tenant_id, agent_id and project_id are optional: elf-mcp fills in its own [mcp] context, and refuses "
+           "another tenant (ELF_MCP_TENANT_MISMATCH) or another project or agent (ELF_MCP_CONTEXT_MISMATCH), nothing "
+           "sent. session_id is required: your conversation or task id (named within the project), the same on "
+           "every call of it.")
 ERRORS = ("Errors: INVALID_REQUEST (400, fields are the JSONPaths of what is wrong, e.g. $.refs[0] for an unknown "
-          "ref), FORBIDDEN (403, the API key's tenant is not tenant_id)")
+          "ref), FORBIDDEN (403, an id differs from the API key's context)")
 ENGLISH = ("NON_ENGLISH_INPUT (422, with the JSONPath of each non-English field; nothing is stored). Secrets in the "
            "text are stored as [REDACTED:<kind>] (counted in redactions).")
 RECORDED = "Returns {event_id, chunk_ids, created_at, redactions, withheld, artifact_id, decision_id, task_id}"
@@ -61,9 +62,11 @@ def acb_tools() -> list[ToolSpec]:
             description="memory.get_artifact: the full text of a tool output that was too long for the log. Use "
             "when a bundle's omission says truncated_tool_output (or a recorded tool_result returned an "
             "artifact_id) and the 64 KB excerpt is not enough. Returns {artifact_id, kind, session_id, ts, meta "
-            "{tool, path, bytes, media_type}, refs (the event it came from), text}. tenant_id is optional: "
-            "elf-mcp fills in its own and refuses another (ELF_MCP_TENANT_MISMATCH). Errors: NOT_FOUND (404, "
-            "$.path.artifact_id: no such artifact in this tenant), FORBIDDEN (403), INVALID_REQUEST (400, "
+            "{tool, path, bytes, media_type}, refs (the event it came from), text}. channel (default private): "
+            "read as a bundle of that channel would (an artifact follows its event's channel and sensitivity). "
+            "tenant_id, project_id and agent_id are optional: elf-mcp fills in its own and refuses others "
+            "(ELF_MCP_TENANT_MISMATCH, ELF_MCP_CONTEXT_MISMATCH). Errors: NOT_FOUND (404, $.path.artifact_id: no "
+            "such artifact in this project for this channel), FORBIDDEN (403), INVALID_REQUEST (400, "
             "$.query.<name>).",
         ),
         ToolSpec(
@@ -84,8 +87,10 @@ def acb_tools() -> list[ToolSpec]:
             "(omit to list); status active (default), superseded or all; session_id to keep one conversation's; "
             "limit 1-200 (default 50). Use before deciding something that may have been decided already. Returns "
             "{decisions: [{decision_id, ts, status, scope, decision, rationale, constraints, alternatives, "
-            "consequences, refs, session_id, agent_id, event_id, supersedes, superseded_by}]}. tenant_id is "
-            "optional: elf-mcp fills in its own and refuses another (ELF_MCP_TENANT_MISMATCH). Errors: "
+            "consequences, refs, session_id, agent_id, event_id, supersedes, superseded_by}]}: the project's "
+            "decisions a bundle of channel (default private) may load. tenant_id, project_id and agent_id are "
+            "optional: elf-mcp fills in its own and refuses others (ELF_MCP_TENANT_MISMATCH, "
+            "ELF_MCP_CONTEXT_MISMATCH). Errors: "
             "INVALID_REQUEST (400, $.query.<name>), FORBIDDEN (403), NON_ENGLISH_INPUT (422, $.query.q).",
         ),
         ToolSpec(

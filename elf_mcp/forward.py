@@ -7,7 +7,8 @@ validates and answers; its error body comes back as a tool error with the HTTP s
 
 One addition, on ``body_context`` tools only (the /api/v1 endpoints that take the caller's context in the body
 or query): each of the operation's tenant_id, project_id and agent_id the caller omits (or passes as null) is
-set from [mcp], and a tenant_id other than elf-mcp's own is refused here, unsent: elf-mcp acts for one tenant.
+set from [mcp], and a tenant_id, project_id or agent_id other than elf-mcp's own is refused here, unsent: elf-mcp
+acts for one identity (with static keys elf-api refuses it too, 403).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ UNKNOWN_TOOL = "ELF_MCP_UNKNOWN_TOOL"
 MISSING_PATH_PARAM = "ELF_MCP_MISSING_PATH_PARAM"  # the URL cannot be built without it
 UNSENDABLE_REQUEST = "ELF_MCP_UNSENDABLE_REQUEST"  # HTTP cannot carry an argument (e.g. a newline in a header)
 TENANT_MISMATCH = "ELF_MCP_TENANT_MISMATCH"  # a body_context call named another tenant than [mcp].tenant_id
+CONTEXT_MISMATCH = "ELF_MCP_CONTEXT_MISMATCH"  # ... another project or agent than [mcp]'s
 
 CONNECT_TIMEOUT_S = 5.0
 # A little beyond elf-api's own request timeout (120 s, elf_project.entrypoints.api), so that a slow call
@@ -99,15 +101,16 @@ async def forward(client: httpx2.AsyncClient, upstream: Upstream, spec: ToolSpec
 
 
 def _fill_context(spec: ToolSpec, upstream: Upstream, args: dict[str, Any]) -> types.CallToolResult | None:
-    """Set the [mcp] value of each context argument the caller left out; a tool error for a foreign tenant."""
+    """Set the [mcp] value of each context argument the caller left out; a tool error for another identity's."""
     for name in spec.context_args():
         own = getattr(upstream, name)
         given = args.get(name)
         if given is None:
             args[name] = own
-        elif name == TENANT_ARG and given != own:
-            return tool_error(TENANT_MISMATCH, f"tenant_id {given!r} is not this elf-mcp's tenant {own!r}: it acts "
-                              "for that one tenant only. Omit tenant_id (it is filled in).", [f"$.{name}"])
+        elif given != own:
+            code = TENANT_MISMATCH if name == TENANT_ARG else CONTEXT_MISMATCH
+            return tool_error(code, f"{name} {given!r} is not this elf-mcp's {own!r}: it acts for that one "
+                              f"identity only. Omit {name} (it is filled in).", [f"$.{name}"])
     return None
 
 

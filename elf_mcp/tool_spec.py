@@ -22,10 +22,10 @@ TENANT_ARG = "tenant_id"
 CONTEXT_ARG_DESCRIPTIONS = {
     "tenant_id": "Optional: elf-mcp fills in its own [mcp].tenant_id. elf-mcp acts for that one tenant: any "
     "other value is refused (ELF_MCP_TENANT_MISMATCH) without calling the API.",
-    "project_id": "Optional: elf-mcp fills in its own [mcp].project_id (the ELF project whose notes and core "
-    "memory the bundle reads).",
+    "project_id": "Optional: elf-mcp fills in its own [mcp].project_id (the ELF project whose event log, notes and "
+    "core memory the call reads or writes); any other value is refused (ELF_MCP_CONTEXT_MISMATCH).",
     "agent_id": "Optional: elf-mcp fills in its own [mcp].agent_id (the agent recorded as writing the event or "
-    "building the bundle).",
+    "building the bundle); any other value is refused (ELF_MCP_CONTEXT_MISMATCH).",
 }
 
 __all__ = ["ADMIN", "BODY_METHODS", "CONTEXT_ARGS", "PUBLIC", "READ_PROFILE_ARG", "TENANT_ARG", "Param", "ToolSpec"]

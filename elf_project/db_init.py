@@ -92,8 +92,8 @@ EXTRA_INDEXES: dict[str, tuple[str, ...]] = {
                    "idx_acb_chunks_tenant_tsv_gin"),
     "acb_decisions": ("idx_acb_decisions_tenant_status_ts", "idx_acb_decisions_tsv_gin"),
     "acb_tasks": ("idx_acb_tasks_tenant_status_ts",),
-    "acb_artifacts": ("idx_acb_artifacts_tenant_ts",),
-    "acb_sessions": ("uq_acb_sessions_session", "idx_acb_sessions_last"),
+    "acb_artifacts": ("idx_acb_artifacts_tenant_ts", "idx_acb_artifacts_project"),
+    "acb_sessions": ("uq_acb_sessions_project_session", "idx_acb_sessions_last"),
     "acb_bundles": ("idx_acb_bundles_created", "idx_acb_bundles_session"),
 }
 

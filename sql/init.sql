@@ -8,3 +8,4 @@ CREATE EXTENSION IF NOT EXISTS vector;
 \ir migrations/0001_baseline.sql
 \ir migrations/0002_tenant_indexes.sql
 \ir migrations/0003_trace_payload_storage.sql
+\ir migrations/0004_acb_project_scope.sql

@@ -53,10 +53,11 @@ def test_tool_results_are_normalised_with_an_artifact(svc):
         conn.rollback()
         with pytest.raises(psycopg.errors.RaiseException, match="append-only"):
             conn.execute("DELETE FROM acb_events WHERE event_id = %s", (r["event_id"],))
-    art = requests.get(f"{svc.public}/api/v1/artifacts/{r['artifact_id']}", params={"tenant_id": t}, timeout=10)
+    art = requests.get(f"{svc.public}/api/v1/artifacts/{r['artifact_id']}",
+                       params={"tenant_id": t, "project_id": "p1"}, timeout=10)
     assert art.status_code == 200 and art.json()["text"] == output and art.json()["refs"] == [r["event_id"]]
-    other = requests.get(f"{svc.public}/api/v1/artifacts/{r['artifact_id']}", params={"tenant_id": t + "x"},
-                         timeout=10)
+    other = requests.get(f"{svc.public}/api/v1/artifacts/{r['artifact_id']}",
+                         params={"tenant_id": t + "x", "project_id": "p1"}, timeout=10)
     assert other.status_code == 404
     short = record(svc, t, "tool_result", {"tool": "read_file", "path": "a.txt", "output": "one\ntwo\n",
                                            "line_range": [10, 11]})

@@ -78,7 +78,7 @@ def test_a1_legacy_project_onboarding(svc):
     assert len(readme) == 1 and ids["readme"]["chunk_ids"][0] in readme[0]["refs"]
     small = build(svc, t, query="ferry departures timetable", max_tokens=600)  # a window too small for the session:
     assert any("between the mainland" in text for text in texts(small, "retrieved_evidence"))  # retrieval brings it
-    ledger = requests.get(svc.public + "/api/v1/decisions/query", params={"tenant_id": t}, timeout=10).json()
+    ledger = requests.get(svc.public + "/api/v1/decisions/query", params={"tenant_id": t, "project_id": "p1"}, timeout=10).json()
     (decision,) = ledger["decisions"]
     assert set(ids["readme"]["chunk_ids"] + ids["package"]["chunk_ids"]) <= set(decision["refs"])
     assert decision["decision_id"] == ids["decision"]["decision_id"]
@@ -108,7 +108,7 @@ def test_a3_decision_supersession(svc):
                                          "supersedes": first["decision_id"]})
     ledger = section(build(svc, t, query="when do we deploy the scheduler?"), "decision_ledger")["items"]
     assert [i["decision_id"] for i in ledger] == [second["decision_id"]]
-    history = requests.get(svc.public + "/api/v1/decisions/query", params={"tenant_id": t, "status": "all"},
+    history = requests.get(svc.public + "/api/v1/decisions/query", params={"tenant_id": t, "project_id": "p1", "status": "all"},
                            timeout=10).json()["decisions"]
     by_id = {d["decision_id"]: d for d in history}
     assert by_id[first["decision_id"]]["status"] == "superseded"

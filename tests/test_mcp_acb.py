@@ -66,7 +66,8 @@ def test_lists_the_acb_tools_with_the_context_optional(url):
     assert "[mcp].tenant_id" in record["properties"]["tenant_id"]["description"]
     assert listed["elf_acb_build"].input_schema["required"] == ["session_id"]
     artifact = listed["elf_acb_get_artifact"].input_schema
-    assert set(artifact["properties"]) == {"artifact_id", "tenant_id"} and artifact["required"] == ["artifact_id"]
+    assert set(artifact["properties"]) == {"artifact_id", "tenant_id", "project_id", "agent_id", "channel"}
+    assert artifact["required"] == ["artifact_id"]
     assert listed["elf_acb_query_decisions"].annotations.read_only_hint is True
     assert "query_text" in listed["elf_acb_build"].description
 
@@ -154,7 +155,7 @@ def test_a_tool_output_over_64_kb_is_kept_whole_as_an_artifact(url):
     assert (missing["error_code"], missing["http_status"]) == ("NOT_FOUND", 404)
 
 
-def test_the_tenant_is_elf_mcps_own_and_another_one_is_refused(url):
+def test_the_identity_is_elf_mcps_own_and_another_one_is_refused(url):
     session = session_id()
     own = _record(url, session, "message", {"text": "Keep the audit log for one year."},
                   tenant_id=MCP_CONTEXT["tenant_id"])  # passing its own tenant is fine
@@ -170,6 +171,14 @@ def test_the_tenant_is_elf_mcps_own_and_another_one_is_refused(url):
         err = _error(mcp_call(url, tool, args))
         assert (err["error_code"], err["fields"]) == ("ELF_MCP_TENANT_MISMATCH", ["$.tenant_id"]), tool
         assert "http_status" not in err  # refused by elf-mcp: nothing reached elf-api
+    for name in ("project_id", "agent_id"):  # nor another project or agent of its tenant (issue 31)
+        for tool, args in (("elf_acb_record_event", {**other, "tenant_id": None, name: "someone-else"}),
+                           ("elf_acb_build", {"session_id": session, name: "someone-else"}),
+                           ("elf_acb_get_artifact", {"artifact_id": "art_x", name: "someone-else"}),
+                           ("elf_acb_query_decisions", {name: "someone-else"})):
+            err = _error(mcp_call(url, tool, args))
+            assert (err["error_code"], err["fields"]) == ("ELF_MCP_CONTEXT_MISMATCH", [f"$.{name}"]), tool
+            assert "http_status" not in err
     bundle = _ok(mcp_call(url, "elf_acb_build", {"session_id": session}))
     texts = [i["text"] for i in _items(bundle)["recent_window"]]
     assert len(texts) == 1 and "Keep the audit log for one year." in texts[0] and own["event_id"]

@@ -35,14 +35,29 @@ class ActorBody(StrictSerializer):
     id = ident()
 
 
-class ContextFields(StrictSerializer):
-    """PRD 9.3: every call names tenant, session and agent; project is ELF's (for notes and core memory)."""
+CALLER_HELP = ("the caller's {}: with static API keys optional (the key's), and if given it must be the key's "
+               "(403 FORBIDDEN otherwise); required without keys")
 
-    tenant_id = ident()
-    session_id = ident()
-    agent_id = ident()
-    project_id = ident(required=False, help_text="the ELF project (notes, core memory); default: the "
-                       "X-ELF-Project-Id header, else 'default'")
+
+class ContextFields(StrictSerializer):
+    """PRD 9.3: every call names tenant, session and agent; project is ELF's (for notes and core memory). With
+    static API keys the key fixes tenant, project and agent (elf_kernel.identity)."""
+
+    tenant_id = ident(required=False, help_text=CALLER_HELP.format("tenant"))
+    session_id = ident(help_text="the conversation, named within the project")
+    agent_id = ident(required=False, help_text=CALLER_HELP.format("agent"))
+    project_id = ident(required=False, help_text="the ELF project (notes, core memory, the event log's reads): with "
+                       "static API keys the key's; without keys the X-ELF-Project-Id header, else 'default'")
+
+
+class ReadQuery(StrictSerializer):
+    """The caller ids of a GET on the event log (as in a body), and the channel whose rules the read follows."""
+
+    tenant_id = ident(required=False, help_text=CALLER_HELP.format("tenant"))
+    project_id = ident(required=False, help_text="the caller's project (as in a body)")
+    agent_id = ident(required=False, help_text="the caller's agent (as in a body)")
+    channel = serializers.ChoiceField(choices=CHANNELS, default="private", help_text="read as a bundle of this "
+                                      "channel would (PRD 9.1): only its visible channels and allowed sensitivities")
 
 
 class EventBody(ContextFields):
@@ -56,7 +71,7 @@ class EventBody(ContextFields):
                                     "alternatives[], consequences[], scope?, supersedes?}; task_update {task_id?, "
                                     "title, status, details?}; artifact {text|description}")
     refs = serializers.ListField(child=ident(), max_length=MAX_REFS, default=list,
-                                 help_text="ids of events, chunks, decisions, tasks or artifacts of the tenant")
+                                 help_text="ids of events, chunks, decisions, tasks or artifacts of the caller's project")
 
 
 class MessageContent(StrictSerializer):
@@ -148,8 +163,8 @@ class BundleOut(FastOutput):
     provenance = serializers.DictField()
 
 
-class ArtifactQuery(StrictSerializer):
-    tenant_id = ident()
+class ArtifactQuery(ReadQuery):
+    """GET /api/v1/artifacts/{id}: an artifact follows the channel and sensitivity of the event it came from."""
 
 
 class ArtifactOut(serializers.Serializer):
@@ -173,8 +188,7 @@ class TaskBody(ContextFields, TaskContent):
     refs = serializers.ListField(child=ident(), max_length=MAX_REFS, default=list)
 
 
-class DecisionsQuery(StrictSerializer):
-    tenant_id = ident()
+class DecisionsQuery(ReadQuery):
     q = serializers.CharField(required=False, max_length=1000, help_text="full-text query")
     status = serializers.ChoiceField(choices=("active", "superseded", "all"), default="active")
     session_id = ident(required=False)

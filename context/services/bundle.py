@@ -140,7 +140,7 @@ def _tasks(view: sel.View) -> list[Item]:
 
 
 def _handoff(view: sel.View) -> list[Item]:
-    s = sel.session(view.tenant_id, view.session_id)
+    s = sel.session(view)
     if s is None or view.agent_id in s.agents or not s.agents:
         return []
     items = [_item("text", f"Handoff: session {view.session_id} was worked by {', '.join(s.agents)}: "

@@ -18,10 +18,10 @@ def apply_decision(event: AcbEvent, chunk_ids: list[str]) -> str:
     c = event.content
     old = None
     if c.get("supersedes"):
-        old = AcbDecision.objects.select_for_update().filter(tenant_id=event.tenant_id,
+        old = AcbDecision.objects.select_for_update().filter(tenant_id=event.tenant_id, project_id=event.project_id,
                                                              decision_id=c["supersedes"]).first()
         if old is None:
-            raise NotFound("No such decision to supersede in this tenant.", ["$.content.supersedes"])
+            raise NotFound("No such decision to supersede in this project.", ["$.content.supersedes"])
         if old.status != "active":
             raise AlreadySuperseded(f"{old.decision_id} was already superseded by {old.superseded_by_id}.",
                                     ["$.content.supersedes"])
@@ -43,7 +43,8 @@ def apply_task(event: AcbEvent) -> str:
     c = event.content
     task = None
     if c.get("task_id"):
-        task = AcbTask.objects.select_for_update().filter(tenant_id=event.tenant_id, task_id=c["task_id"]).first()
+        task = AcbTask.objects.select_for_update().filter(tenant_id=event.tenant_id, project_id=event.project_id,
+                                                          task_id=c["task_id"]).first()
     new = task is None
     if new:
         task = AcbTask(task_id=c.get("task_id") or new_id("tsk"), tenant_id=event.tenant_id,
@@ -54,6 +55,7 @@ def apply_task(event: AcbEvent) -> str:
     task.details = c.get("details", task.details or "")
     task.agent_id = event.agent_id
     task.refs = list(dict.fromkeys([*task.refs, event.event_id, *event.refs]))
-    # a new task is inserted, never saved over a row of the same id (another tenant's task: the view refuses it)
+    # a new task is inserted, never saved over a row of the same id (another project's task: the use case refuses
+    # it, services.use_cases._check_task)
     task.save(force_insert=new)
     return task.task_id

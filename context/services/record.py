@@ -11,6 +11,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from elf_domain.secrets import find_secrets, redact_secrets
+from elf_kernel.context import RequestContext
 
 from ..domain.extract import chunk_text, event_text
 from ..domain.ids import new_id
@@ -32,6 +33,11 @@ class Scope:
     project_id: str
     session_id: str
     agent_id: str
+
+    @classmethod
+    def of(cls, ctx: RequestContext, session_id: str) -> Scope:
+        """The caller's identity (already decided: elf_kernel.identity) and the session it writes to."""
+        return cls(ctx.tenant_id, ctx.project_id, session_id, ctx.agent_id)
 
 
 @dataclass
@@ -65,7 +71,7 @@ def _touch_session(scope: Scope, ts: datetime) -> None:
         cur.execute(
             """INSERT INTO acb_sessions (tenant_id, session_id, project_id, agents, event_count, first_ts, last_ts)
                VALUES (%(t)s, %(s)s, %(p)s, ARRAY[%(a)s::text], 1, %(ts)s, %(ts)s)
-               ON CONFLICT (tenant_id, session_id) DO UPDATE SET
+               ON CONFLICT (tenant_id, project_id, session_id) DO UPDATE SET
                  event_count = acb_sessions.event_count + 1,
                  last_ts = GREATEST(acb_sessions.last_ts, EXCLUDED.last_ts),
                  agents = CASE WHEN %(a)s::text = ANY(acb_sessions.agents) THEN acb_sessions.agents
@@ -113,7 +119,8 @@ def record_event(*, scope: Scope, channel: str, actor_type: str, actor_id: str, 
         actor_id=actor_id, kind=kind, sensitivity=sensitivity, tags=tags, content=stored, refs=refs)
     if artifact_id is not None:
         AcbArtifact.objects.create(
-            artifact_id=artifact_id, tenant_id=scope.tenant_id, session_id=scope.session_id, ts=ts,
+            artifact_id=artifact_id, tenant_id=scope.tenant_id, project_id=scope.project_id,
+            session_id=scope.session_id, ts=ts,
             kind="tool_output", bytes=full_text.encode("utf-8"), refs=[event.event_id],
             meta={"tool": stored.get("tool"), "path": stored.get("path"), "bytes": len(full_text.encode("utf-8")),
                   "media_type": "text/plain; charset=utf-8"})

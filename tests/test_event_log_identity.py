@@ -32,7 +32,16 @@ def svc(isolated_services_module):
     return s
 
 
-def call(svc, agent: str, method: str, path: str, *, body: dict | None = None, params: dict | None = None):
+def call(svc, agent: str, method: str, path: str, *, body: dict | None = None, params: dict | None = None,
+         state_own: bool = True):
+    """One request with ``agent``'s key. ``state_own``: the body or query also states the key's own tenant and
+    agent in a body and its tenant in a query (as a client without keys must), unless it names others; False sends
+    only what is given."""
+    own = {"tenant_id": KEYS[agent][1], "agent_id": agent} if state_own else {}
+    if body is not None:
+        body = {**own, **body}
+    elif method == "GET" and state_own:
+        params = {"tenant_id": own["tenant_id"], **(params or {})}
     return requests.request(method, svc.public + "/api/v1" + path, json=body, params=params, timeout=60,
                             headers={"Authorization": f"Bearer {KEYS[agent][0]}"})
 
@@ -85,7 +94,11 @@ def test_stated_ids_may_repeat_the_key_but_never_differ(svc):
                                                            "agent_id": "agent-c"}), ["$.agent_id"])
     forbidden(call(svc, "agent-a", "GET", "/decisions/query", params={"project_id": "proj-b"}),
               ["$.query.project_id"])
-    forbidden(call(svc, "agent-a", "GET", "/artifacts/art_none", params={"tenant_id": "t2"}), ["$.query.tenant_id"])
+    forbidden(call(svc, "agent-a", "GET", "/artifacts/art_none", params={"tenant_id": "t2"}),
+              ["$.query.tenant_id"])
+    bare = {"session_id": s, "channel": "private", "actor": {"type": "human", "id": "user"}, "kind": "message",
+            "content": {"text": "The crane driver starts at six."}}
+    ok(call(svc, "agent-a", "POST", "/events", body=bare, state_own=False))  # stating no id at all is fine too
     # nothing of the refused writes was stored
     texts = bundle_text(svc, "agent-a", s, query="someone else project actor")
     assert "someone else" not in texts and "another project" not in texts and "not the key" not in texts

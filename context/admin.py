@@ -4,6 +4,9 @@
 Sessions show their event timeline, decisions, tasks and bundles; events their content and chunks; decisions their
 supersession chain; artifacts their meta and a 2 KB escaped preview (never the whole bytes); bundles each section
 with its items, and the omissions and provenance. Ids in refs link to their pages (a chunk id to its event).
+
+Sensitivity-high content is encrypted at rest (``sealing``): superusers read it opened, other staff read
+"[encrypted: high sensitivity]" in its place.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from elf_kernel.admin import ReadOnlyAdmin, html_table
 
 from .domain.extract import event_text
 from .models import AcbArtifact, AcbBundle, AcbDecision, AcbEvent, AcbSession, AcbTask
+from .sealing import ARTIFACT_FLAG, PLACEHOLDER, reveal
 
 PREVIEW_CHARS, ITEM_PREVIEW_CHARS, ARTIFACT_PREVIEW_BYTES = 160, 300, 2048
 TIMELINE_ROWS, SESSION_ROWS, MAX_REFS, CHAIN_MAX = 200, 100, 20, 50
@@ -60,13 +64,30 @@ def _refs(refs) -> str:
 
 
 def _preview(e: AcbEvent) -> str:
+    if e.content.get("encrypted") == PLACEHOLDER:
+        return PLACEHOLDER
     if e.content.get("withheld"):
         return "(withheld: sensitivity secret, never stored)"
     return _clip(event_text(e.kind, e.content))
 
 
+def _rendered(response):
+    """A TemplateResponse renders (and loads its rows) after the view returns: render it inside ``reveal``."""
+    if hasattr(response, "render") and not getattr(response, "is_rendered", True):
+        response.render()
+    return response
+
+
 class ContextAdmin(ReadOnlyAdmin):
     show_full_result_count = False  # the log grows without bound: no COUNT(*) of the whole table per page
+
+    def changelist_view(self, request, extra_context=None):
+        with reveal(request.user.is_superuser):
+            return _rendered(super().changelist_view(request, extra_context))
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        with reveal(request.user.is_superuser):
+            return _rendered(super().change_view(request, object_id, form_url, extra_context))
 
     @admin.display(description="refs")
     def ref_links(self, obj):
@@ -208,6 +229,9 @@ class AcbArtifactAdmin(ContextAdmin):
 
     @admin.display(description=f"preview (first {ARTIFACT_PREVIEW_BYTES} bytes, as UTF-8)")
     def preview(self, obj):
+        if obj.meta.get(ARTIFACT_FLAG):  # encrypted at rest: opened whole (or the placeholder), then cut
+            head = bytes(AcbArtifact.objects.only("bytes", "meta", "tenant_id").get(pk=obj.pk).bytes or b"")
+            return _pre(head[:ARTIFACT_PREVIEW_BYTES].decode("utf-8", errors="replace"))
         with connection.cursor() as cur:
             cur.execute("SELECT substring(bytes FROM 1 FOR %s) FROM acb_artifacts WHERE artifact_id = %s",
                         [ARTIFACT_PREVIEW_BYTES, obj.artifact_id])

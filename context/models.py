@@ -1,9 +1,12 @@
-"""Unmanaged models mirroring the event log and bundle tables of ``sql/tables`` (037-044)."""
+"""Unmanaged models mirroring the event log and bundle tables of ``sql/tables`` (037-044). Sensitivity-high
+content is sealed on save and opened on load (``sealing``: PRD 9.2, encrypted at rest)."""
 
 from __future__ import annotations
 
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
+
+from . import sealing
 
 
 def generated_tsv():
@@ -15,7 +18,33 @@ def _texts():
     return ArrayField(models.TextField(), default=list, blank=True)
 
 
-class AcbEvent(models.Model):
+class Sealed(models.Model):
+    """Opens sealed values on load and seals them on save (``sealing``): ``_open(obj)`` and ``_seal(obj)``."""
+
+    class Meta:
+        abstract = True
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        return cls._open(super().from_db(db, field_names, values))
+
+    def save(self, *args, **kwargs):
+        with sealing.sealed_for_save(self, self._seal(self)):
+            super().save(*args, **kwargs)
+
+    @property
+    def sealed(self) -> bool:
+        """Set for a task a high event wrote and for a high event's artifact (rows with no sensitivity)."""
+        return self.__dict__.get("_sealed", False)
+
+    @sealed.setter
+    def sealed(self, value: bool) -> None:
+        self.__dict__["_sealed"] = value
+
+
+class AcbEvent(Sealed):
+    _open, _seal = staticmethod(sealing.open_event), staticmethod(sealing.seal_event_values)
+
     event_id = models.TextField(primary_key=True)
     ts = models.DateTimeField()
     tenant_id = models.TextField()
@@ -40,7 +69,9 @@ class AcbEvent(models.Model):
         return f"{self.event_id} {self.kind} by {self.actor_type}:{self.actor_id}"
 
 
-class AcbChunk(models.Model):
+class AcbChunk(Sealed):
+    _open, _seal = staticmethod(sealing.open_chunk), staticmethod(lambda c: {})  # bulk_create: sealing.seal_chunks
+
     chunk_id = models.TextField(primary_key=True)
     tenant_id = models.TextField()
     project_id = models.TextField()
@@ -71,7 +102,9 @@ class AcbChunk(models.Model):
         return f"{self.chunk_id} ({self.token_est} tokens)"
 
 
-class AcbDecision(models.Model):
+class AcbDecision(Sealed):
+    _open, _seal = staticmethod(sealing.open_decision), staticmethod(sealing.seal_decision_values)
+
     decision_id = models.TextField(primary_key=True)
     tenant_id = models.TextField()
     project_id = models.TextField()
@@ -105,7 +138,9 @@ class AcbDecision(models.Model):
         return f"{self.decision_id} [{self.status}] {self.decision[:60]}"
 
 
-class AcbTask(models.Model):
+class AcbTask(Sealed):
+    _open, _seal = staticmethod(sealing.open_task), staticmethod(sealing.seal_task_values)
+
     task_id = models.TextField(primary_key=True)
     tenant_id = models.TextField()
     project_id = models.TextField()
@@ -126,7 +161,9 @@ class AcbTask(models.Model):
         return f"{self.task_id} [{self.status}] {self.title[:60]}"
 
 
-class AcbArtifact(models.Model):
+class AcbArtifact(Sealed):
+    _open, _seal = staticmethod(sealing.open_artifact), staticmethod(sealing.seal_artifact_values)
+
     artifact_id = models.TextField(primary_key=True)
     tenant_id = models.TextField()
     project_id = models.TextField()
@@ -165,7 +202,9 @@ class AcbSession(models.Model):
         return f"{self.tenant_id}/{self.session_id} ({self.event_count} events)"
 
 
-class AcbBundle(models.Model):
+class AcbBundle(Sealed):
+    _open, _seal = staticmethod(sealing.open_bundle), staticmethod(lambda b: {})  # written by build (raw SQL)
+
     acb_id = models.TextField(primary_key=True)
     tenant_id = models.TextField()
     session_id = models.TextField()

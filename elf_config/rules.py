@@ -309,6 +309,8 @@ def _security(cfg: ElfConfig, p: list[str]) -> None:
         p.append("security.evidence_max_quotes must be at least security.evidence_min_quotes")
     if s.evidence_max_quote_chars <= 0:
         p.append("security.evidence_max_quote_chars must be greater than zero")
+    if s.encryption_key_file is not None and not s.encryption_key_file.strip():
+        p.append("security.encryption_key_file must be a non-empty path (omit it for <stack.data_dir>/event_log_key)")
 
 
 def _auth_keys(cfg: ElfConfig, p: list[str]) -> None:

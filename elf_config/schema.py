@@ -21,6 +21,7 @@ DEFAULT_OUTBOX_LEASE_SECONDS = 30.0
 DEFAULT_STACK_DATA_DIR = "var/stack"
 DEFAULT_BROKER_URL = "redis://127.0.0.1:6389/0"
 DEFAULT_SEARCH_MODE = "planned_search"
+DEFAULT_ENCRYPTION_KEY_FILE = "event_log_key"  # in stack.data_dir
 # A count that may be "auto": derived from the cores this machine gives the process (elf_config.sizing).
 AUTO = "auto"
 AutoInt = Union[int, Literal["auto"]]
@@ -306,6 +307,9 @@ class SecurityConfig:
     auth_keys: Optional[list[AuthKeyConfig]]
     # Not in the spec: omitted, no request is rate limited.
     rate_limits: Optional[RateLimitsConfig] = None
+    # Not in the spec: the AES-256 key that seals sensitivity-high event-log content (PRD 9.2), created on first
+    # start. Omitted: <stack.data_dir>/event_log_key. Relative paths resolve against the config file's folder.
+    encryption_key_file: Optional[str] = None
 
     @property
     def static_keys(self) -> bool:
@@ -412,6 +416,16 @@ class ElfConfig:
     @property
     def bundle_retention_days(self) -> int:
         return DEFAULT_BUNDLE_RETENTION_DAYS if self.acb is None else self.acb.retention_days
+
+    @property
+    def encryption_key_path(self) -> str:
+        """The event log's encryption key file: ``security.encryption_key_file``, or ``event_log_key`` in the
+        stack's data folder."""
+        from pathlib import Path
+
+        if self.security.encryption_key_file is not None:
+            return self.resolve_path(self.security.encryption_key_file)
+        return str(Path(self.resolve_path(self.stack.data_dir)) / DEFAULT_ENCRYPTION_KEY_FILE)
 
     @property
     def docs_enabled(self) -> bool:

@@ -79,6 +79,7 @@ def import_tenant(*, cfg: ElfConfig, lines: Iterable[str], tenant_id: str | None
                 "--tenant with a new name, or use another database"
             )
         counts = rows.import_rows(SPECS, records, old_tenant=old, new_tenant=new)
+        context_part.check_keys(new)  # sensitivity-high rows: sealed under this service's key (or refused)
         version = cfg.embedding_version
         notes = memory_part.reindex_imported(tenant_id=new, project_id=project, embedding_version=version)
         docs = docs_part.reindex_imported(tenant_id=new, project_id=project, embedding_version=version)

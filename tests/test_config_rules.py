@@ -81,6 +81,8 @@ RULES = [
      "acb.bundle_retention_days must be in the range [1, 3650]"),
     ("outbox lease range", "worker.outbox_lease_seconds", 1.0, "worker.outbox_lease_seconds must be in the range [5, 3600]"),
     ("stack data dir non-empty", "stack.data_dir", " ", "stack.data_dir must be a non-empty path"),
+    ("encryption key file non-empty", "security.encryption_key_file", "", "security.encryption_key_file must be a "
+     "non-empty path"),
     ("secrets always redacted", "security.redact_secrets_on_write", False, "security.redact_secrets_on_write must be true"),
     ("tokenizer it has", "chunking.tokenizer_repo", "bert-base-uncased", "chunking.tokenizer_repo 'bert-base-uncased' cannot"),
     ("localhost-only binds", "service.http_bind", "0.0.0.0:8089", "service.http_bind binds 0.0.0.0"),

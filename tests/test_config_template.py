@@ -118,6 +118,7 @@ def test_strict_loader_loads_the_template_and_defaults_every_key_beyond_it(tmp_p
     assert cfg.mcp.read_profile == "private_plus_project"
     # The documented defaults of the keys ELF adds beyond the template (README, Configuration reference).
     assert Path(cfg.resolve_path(cfg.stack.data_dir)) == tmp_path / "var" / "stack"
+    assert Path(cfg.encryption_key_path) == tmp_path / "var" / "stack" / "event_log_key"
     assert (cfg.worker.broker_url, cfg.worker.lease_seconds) == (DEFAULT_BROKER_URL, 30.0)
     assert cfg.search.default_mode == "planned_search"
     assert (cfg.service.api_workers, cfg.service.api_threads, cfg.service.api_embed_threads) == ("auto", 4, "auto")

@@ -20,6 +20,7 @@ from graph.selectors.facts import in_state, visible_facts
 from memory.selectors import not_expired, readable_notes
 
 from .. import selectors as sel
+from .. import sealing
 from ..domain.packing import Item, caps_for, pack
 from ..domain.scoring import score, scoring_provenance
 from ..domain.tokens import METHOD, estimate_tokens
@@ -115,6 +116,7 @@ def _recent(view: sel.View, cap: int) -> tuple[list[Item], list[dict]]:
     rows = sel.recent_chunks(view, tokens=cap + cap // 4)
     items, truncated, label_cost = [], [], {}
     for chunk_id, event_id, _ts, kind, actor_type, actor_id, token_est, text, artifact_id in rows:
+        text = sealing.open_chunk_text(view.tenant_id, chunk_id, text)
         label = _label(actor_type, actor_id)
         if label not in label_cost:  # the chunk's own estimate plus its label's (estimated once per label)
             label_cost[label] = estimate_tokens(label + ": ")
@@ -135,8 +137,10 @@ def _ledger(view: sel.View, terms: list[str]) -> list[Item]:
 
 
 def _tasks(view: sel.View) -> list[Item]:
+    with sealing.reveal("high" in view.sensitivities):  # a task a high event wrote: PRD 9.2's channels only
+        tasks = [t for t in sel.open_tasks(view, 40) if not t.sealed or "high" in view.sensitivities]
     return [_item("task", f"Task [{t.status}] {t.title}" + (f": {t.details}" if t.details else ""),
-                  [t.task_id, *t.refs[-3:]], task_id=t.task_id, status=t.status) for t in sel.open_tasks(view, 40)]
+                  [t.task_id, *t.refs[-3:]], task_id=t.task_id, status=t.status) for t in tasks]
 
 
 def _handoff(view: sel.View) -> list[Item]:
@@ -150,11 +154,13 @@ def _handoff(view: sel.View) -> list[Item]:
         items.append(_item("decision", f"Decided by {d.agent_id}: {d.decision}", list(d.refs[:20]),
                            covers=_decision_covers(d), decision_id=d.decision_id))
     for chunk_id, event_id, actor_type, actor_id, _t, text in sel.other_agents_messages(view, 30):
+        text = sealing.open_chunk_text(view.tenant_id, chunk_id, text)
         label = _label(actor_type, actor_id)
         items.append(_item("text", f"{label}: {text}", [chunk_id, event_id], covers=(chunk_id,), key_text=text))
     return items
 
 
+@sealing.counting
 def build(*, view: sel.View, intent: str | None, query_text: str | None, max_tokens: int) -> dict:
     """The bundle as the API answers it (and as it is kept in acb_bundles)."""
     now = timezone.now()
@@ -207,6 +213,8 @@ def build(*, view: sel.View, intent: str | None, query_text: str | None, max_tok
     body["bundle_hash"] = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
     stored = text[:-1] + f', "bundle_hash": "{body["bundle_hash"]}"}}'  # the body with its hash, serialised once
     acb_id = new_id("acb")
+    if sealing.opened_any():  # it quotes sensitivity-high content: kept encrypted at rest too
+        stored = sealing.seal_kept_body(view.tenant_id, acb_id, stored)
     with connection.cursor() as cur:  # the body serialised once, not again by the ORM
         cur.execute("INSERT INTO acb_bundles (acb_id, tenant_id, session_id, agent_id, channel, created_at, "
                     "budget_tokens, token_used_est, bundle_hash, body) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, "

@@ -55,6 +55,7 @@ def apply_task(event: AcbEvent) -> str:
     task.details = c.get("details", task.details or "")
     task.agent_id = event.agent_id
     task.refs = list(dict.fromkeys([*task.refs, event.event_id, *event.refs]))
+    task.sealed = task.sealed or event.sensitivity == "high"  # once a high event wrote it, encrypted at rest
     # a new task is inserted, never saved over a row of the same id (another project's task: the use case refuses
     # it, services.use_cases._check_task)
     task.save(force_insert=new)

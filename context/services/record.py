@@ -20,6 +20,7 @@ from ..domain.packing import content_key
 from ..domain.tokens import estimate_tokens
 from ..domain.vocabulary import IMPORTANCE
 from ..models import AcbArtifact, AcbChunk, AcbEvent
+from ..sealing import refuse_lookalikes, seal_chunks
 from .ledger import apply_decision, apply_task
 
 WITHHELD = {"withheld": True, "reason": "sensitivity secret: never stored"}
@@ -93,7 +94,7 @@ def chunk_rows(event: AcbEvent) -> list[AcbChunk]:
             channel=event.channel, sensitivity=event.sensitivity, tags=event.tags,
             token_est=max(estimate_tokens(text), 1), importance=IMPORTANCE[event.kind], text=text,
             text_hash=content_key(text)))
-    return rows
+    return seal_chunks(rows)  # a high event's chunks are encrypted at rest (PRD 9.2)
 
 
 @transaction.atomic
@@ -106,6 +107,7 @@ def record_event(*, scope: Scope, channel: str, actor_type: str, actor_id: str, 
     if sensitivity == "secret":
         stored = dict(WITHHELD)
     else:
+        refuse_lookalikes(content)
         stored = _redact(content, counter)
         if kind == "tool_result":
             normalized = normalize_tool_result(stored)
@@ -123,7 +125,7 @@ def record_event(*, scope: Scope, channel: str, actor_type: str, actor_id: str, 
             session_id=scope.session_id, ts=ts,
             kind="tool_output", bytes=full_text.encode("utf-8"), refs=[event.event_id],
             meta={"tool": stored.get("tool"), "path": stored.get("path"), "bytes": len(full_text.encode("utf-8")),
-                  "media_type": "text/plain; charset=utf-8"})
+                  "media_type": "text/plain; charset=utf-8"}, sealed=sensitivity == "high")
     chunks = chunk_rows(event)
     AcbChunk.objects.bulk_create(chunks)
     _touch_session(scope, ts)

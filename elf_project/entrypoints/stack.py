@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cfg = load_or_exit(args.config)
     if args.action in ("backup", "restore"):
-        return _backup_or_restore(parser, args, cfg.storage.postgres.dsn)
+        return _backup_or_restore(parser, args, cfg.storage.postgres.dsn, cfg.encryption_key_path)
     Path(cfg.resolve_path(cfg.stack.data_dir)).mkdir(parents=True, exist_ok=True)
     comps = components(cfg)
     if args.action == "down":
@@ -56,12 +56,15 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if failed else 0
 
 
-def _backup_or_restore(parser: argparse.ArgumentParser, args: argparse.Namespace, dsn: str) -> int:
+def _backup_or_restore(parser: argparse.ArgumentParser, args: argparse.Namespace, dsn: str, key_path: str) -> int:
     path = args.out if args.action == "backup" else args.src
     if path is None:
         parser.error(f"{args.action} needs {'--out FILE' if args.action == 'backup' else '--in FILE'}")
     try:
         print(backup.backup(dsn, path) if args.action == "backup" else backup.restore(dsn, path), flush=True)
+        if args.action == "backup":  # the dump holds sensitivity-high rows encrypted, never their key
+            print(f"keep the encryption key {key_path} with this backup: sensitivity-high rows cannot be read "
+                  "without it", flush=True)
     except StackError as exc:
         print(f"ERROR {exc}", file=sys.stderr)
         return 1

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from elf_config import ElfConfig
-from elf_domain.spaces import home_project
+from elf_domain.spaces import home_project, scope_writable
 from elf_domain.vocabulary import OutboxOp
 from elf_kernel.context import RequestContext
 from elf_kernel.errors import ElfError, NotFound, ScopeDenied
@@ -41,12 +41,20 @@ def require_enabled(cfg: ElfConfig) -> None:
         raise DocsDisabled("The Doc Extension is disabled in this service's config ([docs] enabled).", [])
 
 
+def _check_writable(cfg: ElfConfig, scope: str, path: str) -> None:
+    """Notes' write rule (``scope_writable``: in scopes.allowed and true in [scopes.write_allowed]), which
+    add_note reports as REJECT_SCOPE_DENIED; a document is one object, so it is a 403 SCOPE_DENIED naming
+    ``path``."""
+    if not scope_writable(scope, cfg.scopes.allowed, cfg.scopes.write_allowed):
+        raise ScopeDenied(f"Scope {scope} is not allowed for writes by this service's configuration "
+                          "([scopes.write_allowed]; add_note rejects it with REJECT_SCOPE_DENIED).", [path])
+
+
 @transaction.atomic
 def put_doc(*, cfg: ElfConfig, ctx: RequestContext, scope: str, title: str | None, content: str,
             source_ref: dict | None) -> tuple[DocDocument, int]:
     """Store a document and its chunks and queue its indexing; returns the document and its chunk count."""
-    if scope not in cfg.scopes.write_allowed:
-        raise ScopeDenied(f"Writing to {scope} is not allowed.", ["$.scope"])
+    _check_writable(cfg, scope, "$.scope")
     data = content.encode("utf-8")
     if len(data) > cfg.docs.doc_bytes_limit:
         raise DocTooLarge(f"The content is {len(data)} bytes of UTF-8; the limit is {cfg.docs.doc_bytes_limit} "
@@ -91,8 +99,7 @@ def move_doc(*, cfg: ElfConfig, ctx: RequestContext, doc_id: uuid.UUID, scope: s
     doc = owned_doc(ctx, doc_id)
     if doc is None:
         raise NotFound("No such document of yours.", ["$.path.doc_id"])
-    if scope not in cfg.scopes.write_allowed:
-        raise ScopeDenied(f"Writing to {scope} is not allowed.", ["$.space"])
+    _check_writable(cfg, scope, "$.space")
     doc.scope, doc.project_id, doc.updated_at = scope, home_project(ctx.project_id, scope), timezone.now()
     doc.save(update_fields=["scope", "project_id", "updated_at"])
     enqueue(doc_id=doc.doc_id, op=OutboxOp.UPSERT, embedding_version=cfg.embedding_version)

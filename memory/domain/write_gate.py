@@ -14,6 +14,7 @@ from elf_domain.vocabulary import MEMORY_TYPES
 
 from elf_domain.english_gate import check_identifier, check_natural_language, normalize
 from elf_domain.secrets import contains_secret
+from elf_domain.spaces import scope_writable
 
 __all__ = [
     "MEMORY_TYPES",
@@ -74,7 +75,7 @@ def evaluate_note(
         return GateVerdict(REJECT_TOO_LONG, "text")
     if note_type not in allowed_types:
         return GateVerdict(REJECT_INVALID_TYPE, "type")
-    if scope not in allowed_scopes or not write_allowed.get(scope, False):
+    if not scope_writable(scope, allowed_scopes, write_allowed):
         return GateVerdict(REJECT_SCOPE_DENIED, "scope")
     if contains_secret(normalized):
         return GateVerdict(REJECT_SECRET, "text")

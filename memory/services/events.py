@@ -24,6 +24,7 @@ from elf_kernel.errors import ElfError
 
 from elf_domain.evidence import check_evidence, validate_candidates
 from elf_domain.secrets import redact_secrets
+from elf_domain.spaces import scope_writable
 from ..models import Pipeline, Scope
 from .ingest import NoteInput, NoteResult, ingest_notes, reject_note
 
@@ -60,7 +61,7 @@ class _DryRun(Exception):
 def _note_scope(cfg: ElfConfig, request_scope: str | None, suggestion: str | None) -> str:
     """The request's scope wins; a suggestion is honoured when no scope was given (if writable), or when it
     narrows the request's scope to agent_private. Otherwise notes go to agent_private."""
-    writable = lambda s: s in cfg.scopes.allowed and cfg.scopes.write_allowed.get(s, False)  # noqa: E731
+    writable = lambda s: scope_writable(s, cfg.scopes.allowed, cfg.scopes.write_allowed)  # noqa: E731
     if request_scope is not None:
         return Scope.AGENT_PRIVATE if suggestion == Scope.AGENT_PRIVATE and writable(suggestion) else request_scope
     return suggestion if suggestion and writable(suggestion) else Scope.AGENT_PRIVATE

@@ -16,7 +16,7 @@ from elf_config import ElfConfig
 from elf_kernel.context import RequestContext
 from elf_kernel.errors import ElfError, InvalidRequest, ScopeDenied
 
-from elf_domain.spaces import AGENT_PRIVATE, SCOPE_SPACES, home_project
+from elf_domain.spaces import AGENT_PRIVATE, SCOPE_SPACES, home_project, scope_writable
 from ..indexing.outbox import enqueue
 from ..models import GranteeKind, MemoryNote, MemorySpaceGrant, NoteStatus, OutboxOp, VersionOp
 from ..selectors import space_grants
@@ -72,7 +72,7 @@ def revoke(ctx: RequestContext, scope: str, grantee_kind: str, grantee_agent_id:
 
 
 def _check_writable(cfg: ElfConfig, scope: str) -> None:
-    if scope not in cfg.scopes.allowed or not cfg.scopes.write_allowed.get(scope, False):
+    if not scope_writable(scope, cfg.scopes.allowed, cfg.scopes.write_allowed):
         raise ScopeDenied(f"Scope {scope} is not allowed for writes by this service's configuration.", ["$.space"])
 
 

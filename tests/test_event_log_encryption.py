@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import base64
 import os
+import tomllib
 import uuid
+from pathlib import Path
 
 import psycopg
 import pytest
 import requests
 
+from elf_config.toml_writer import dumps
 from elf_kernel.crypto import Cipher, KeyFileError, KeyMismatch, SealBroken, aad, load_or_create_key
 from tests.portability_helpers import manage
 
@@ -79,14 +82,9 @@ def raw_rows(svc, tenant: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def keys(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("keys")
-    return {"a": folder / "a.key", "other": folder / "other.key"}
-
-
-@pytest.fixture(scope="module")
-def source(isolated_services_module, keys):
-    s = isolated_services_module("enc_src", mutate=with_key(keys["a"]))
+def source(isolated_services_module):
+    """Services on the default key file (<stack.data_dir>/event_log_key, the test stack's)."""
+    s = isolated_services_module("enc_src")
     s.start_api()
     s.ids = {
         "message": record(s, "message", {"text": SENTENCE}),
@@ -99,10 +97,13 @@ def source(isolated_services_module, keys):
     return s
 
 
-def test_the_key_file_is_created_on_first_start_readable_by_its_owner_only(source, keys):
-    assert keys["a"].exists()
-    assert oct(keys["a"].stat().st_mode & 0o777) == "0o600"
-    assert len(base64.urlsafe_b64decode(keys["a"].read_text().strip())) == 32
+def test_the_key_file_is_created_on_first_start_readable_by_its_owner_only(isolated_services, tmp_path):
+    path = tmp_path / "keys" / "first.key"
+    s = isolated_services("enc_first", mutate=with_key(path))
+    s.start_api()
+    assert path.exists() and Path(s.cfg.encryption_key_path) == path
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    assert len(base64.urlsafe_b64decode(path.read_text().strip())) == 32
 
 
 def test_no_column_of_the_stored_rows_holds_high_content(source):
@@ -158,22 +159,23 @@ def test_rebuilt_chunks_stay_encrypted_and_readable(source):
     assert SENTENCE in bundle_text(source, "private")
 
 
-def test_an_export_reads_back_with_the_same_key_and_is_refused_with_another(source, keys, isolated_services_module,
+def test_an_export_reads_back_with_the_same_key_and_is_refused_with_another(source, isolated_services_module,
                                                                             tmp_path):
     path = tmp_path / "t-enc.jsonl"
     done = manage(source, "export_tenant", "--tenant", TENANT, "--out", str(path))
     assert done.returncode == 0, done.stderr
     assert WORD not in path.read_text().lower()  # the file carries the ciphertext as stored
 
-    other = isolated_services_module("enc_other", mutate=with_key(keys["other"]))
+    other_key = tmp_path / "other.key"
+    other = isolated_services_module("enc_other", mutate=with_key(other_key))
     refused = manage(other, "import_tenant", "--in", str(path))
     assert refused.returncode != 0
     assert "encrypted with key id" in refused.stderr and "key file" in refused.stderr, refused.stderr
     renamed = manage(other, "import_tenant", "--in", str(path), "--tenant", "t-enc-renamed")
     assert renamed.returncode != 0 and "another key" in renamed.stderr, renamed.stderr
 
-    same = isolated_services_module("enc_same", mutate=with_key(keys["a"]))
-    renamed = isolated_services_module("enc_renamed", mutate=with_key(keys["a"]))
+    same = isolated_services_module("enc_same")  # the default key file, as the source
+    renamed = isolated_services_module("enc_renamed")
     for svc, tenant in ((same, TENANT), (renamed, "t-enc-renamed")):
         done = manage(svc, "import_tenant", "--in", str(path), "--tenant", tenant)
         assert done.returncode == 0, done.stderr
@@ -186,7 +188,9 @@ def test_an_export_reads_back_with_the_same_key_and_is_refused_with_another(sour
 
     # the same database read by a service holding another key: a clear error, never garbage
     same.api.stop()
-    same.config_path.write_text(same.config_path.read_text().replace(str(keys["a"]), str(keys["other"])))
+    data = tomllib.loads(same.config_path.read_text())
+    with_key(other_key)(data)
+    same.config_path.write_text(dumps(data))
     same.start_api()
     for r in (decisions(same), bundle(same, "private")):
         assert r.status_code == 503, r.text

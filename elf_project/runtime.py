@@ -18,6 +18,10 @@ def bootstrap(path: str, *, setup_django: bool = True) -> ElfConfig:
     if setup_django:
         os.environ["DJANGO_SETTINGS_MODULE"] = "elf_project.settings"
         import django
+        from django.core.exceptions import ImproperlyConfigured
 
-        django.setup()
+        try:
+            django.setup()
+        except ImproperlyConfigured as exc:  # e.g. an unreadable encryption key file (context.apps)
+            raise SystemExit(f"elf: {exc}") from None
     return cfg

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import os
+import subprocess
 import tomllib
 import uuid
 from pathlib import Path
@@ -20,6 +21,7 @@ import requests
 
 from elf_config.toml_writer import dumps
 from elf_kernel.crypto import Cipher, KeyFileError, KeyMismatch, SealBroken, aad, load_or_create_key
+from tests.conftest import entry_point
 from tests.portability_helpers import manage
 
 TENANT, PROJECT, SESSION, AGENT = "t-enc", "p-enc", "s-enc", "agent-a"
@@ -104,6 +106,14 @@ def test_the_key_file_is_created_on_first_start_readable_by_its_owner_only(isola
     assert path.exists() and Path(s.cfg.encryption_key_path) == path
     assert oct(path.stat().st_mode & 0o777) == "0o600"
     assert len(base64.urlsafe_b64decode(path.read_text().strip())) == 32
+
+
+def test_a_broken_key_file_refuses_start_naming_it(isolated_services, tmp_path):
+    bad = tmp_path / "bad.key"
+    bad.write_text("not a key\n")
+    s = isolated_services("enc_bad", mutate=with_key(bad))
+    r = subprocess.run([entry_point("elf-api"), "-c", str(s.config_path)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and f"elf: {bad} holds no encryption key" in r.stderr, r.stderr[-2000:]
 
 
 def test_no_column_of_the_stored_rows_holds_high_content(source):

@@ -105,6 +105,30 @@ SELECT DISTINCT ON (e.key) e.scope, e.key, e.kind, e.value, e.priority, e.ttl, e
 """
 
 
+# The keys a workspace's run has written itself: live lines of its PROFILE.md and, with a run, its SESSION.md
+# (the same liveness as _WINNERS). memory_resolve without keys lists these and only these: a key only POLICY.md
+# has is never enumerated (core-memory-markdown: "No ordinary API route reads raw policy").
+_OWN_KEYS = """
+SELECT DISTINCT e.key
+  FROM core_memory_entries e
+  JOIN core_memory_documents d ON d.doc_id = e.doc_id
+ WHERE e.tenant_id = %(tenant)s
+   AND ((e.scope = 'profile' AND e.project_id = %(project)s AND e.run_id = '')
+     OR (e.scope = 'session' AND e.project_id = %(project)s AND e.run_id = %(run)s AND %(run)s <> ''))
+   AND (e.expires_at IS NULL OR e.expires_at > %(now)s)
+   AND NOT (e.until_session_end AND d.run_ended_at IS NOT NULL)
+ ORDER BY e.key
+"""
+
+
+def own_keys(ctx: RequestContext, *, run_id: str | None, now: datetime) -> list[str]:
+    """The keys with a live line in the caller's PROFILE.md or this run's SESSION.md, sorted."""
+    params = {"tenant": ctx.tenant_id, "project": ctx.project_id, "run": run_id or "", "now": now}
+    with connection.cursor() as cur:
+        cur.execute(_OWN_KEYS, params)
+        return [row[0] for row in cur.fetchall()]
+
+
 def winners(ctx: RequestContext, *, run_id: str | None, keys: list[str] | None, now: datetime) -> list[Winner]:
     """The deciding entry of each live key (of ``keys`` when given), sorted by key."""
     params = {"tenant": ctx.tenant_id, "project": ctx.project_id, "run": run_id or "", "now": now}

@@ -108,7 +108,7 @@ class ResolveView(APIView):
         run_id = run_id_or_400(data.get("run_id"), "$.run_id")
         keys = list(dict.fromkeys(data["keys"])) if "keys" in data else None
         now = timezone.now()
-        items = resolve(ctx=ctx, keys=keys, run_id=run_id, now=now)
+        items = resolve(ctx=ctx, keys=keys, run_id=run_id, now=now, enumerate_policy=False)
         response = Response(s.ResolveOut({"resolved_at": now, "items": [
             {"key": r.key, "found": r.provenance is not None, "value": r.value, "provenance": r.provenance}
             for r in items]}).data)

@@ -84,7 +84,9 @@ class DeleteOut(serializers.Serializer):
 
 class ResolveBody(StrictSerializer):
     keys = serializers.ListField(child=key_field(), required=False, min_length=1, max_length=MAX_RESOLVE_KEYS,
-                                 help_text="omit to load every live key (what an agent does before each turn)")
+                                 help_text="omit to load every key your PROFILE.md or this run's SESSION.md "
+                                 "has live (what an agent does before each turn); a key only POLICY.md sets is "
+                                 "not listed, name it here to resolve it")
     run_id = serializers.CharField(required=False, max_length=128, help_text=RUN_ID_HELP + "; omit for no session")
 
 

@@ -248,21 +248,30 @@ def test_a_key_file_is_created_once_and_a_broken_one_is_refused(tmp_path):
 def test_the_admin_opens_it_for_superusers_only(admin_client, client, test_stack):
     from django.contrib.auth.models import Permission, User
 
+    from context.models import AcbBundle
+    from context.selectors import View
+    from context.services.bundle import build
     from context.services.record import Scope, record_event
 
     port = test_stack.service.admin_bind.rsplit(":", 1)[1]
     scope = Scope(f"t-encadm-{uuid.uuid4().hex[:8]}", "p1", "s1", "agent-a")
     e = record_event(scope=scope, channel="private", actor_type="human", actor_id="user", kind="message",
                      sensitivity="high", tags=[], content={"text": SENTENCE}, refs=[])
-    page = f"/admin/context/acbevent/{e.event.event_id}/change/"
-    shown = admin_client.get(page, SERVER_PORT=port)
-    assert shown.status_code == 200 and SENTENCE in shown.content.decode()
+    kept = build(view=View(scope.tenant_id, scope.project_id, scope.session_id, "agent-b", "private"), intent=None,
+                 query_text=None, max_tokens=4000)
+    assert SENTENCE in str(kept) and "encrypted" in AcbBundle.objects.filter(pk=kept["acb_id"]).values_list(
+        "body", flat=True)[0]  # the kept body quotes it, so it is sealed too
+    pages = [f"/admin/context/acbevent/{e.event.event_id}/change/", f"/admin/context/acbbundle/{kept['acb_id']}/change/"]
+    for page in pages:
+        shown = admin_client.get(page, SERVER_PORT=port)
+        assert shown.status_code == 200 and SENTENCE in shown.content.decode(), page
     staff = User.objects.create_user(f"staff-{uuid.uuid4().hex[:6]}", password="pw-12345678", is_staff=True)
     staff.user_permissions.add(*Permission.objects.filter(content_type__app_label="context",
                                                           codename__startswith="view_"))
     client.force_login(staff)
-    hidden = client.get(page, SERVER_PORT=port)
-    assert hidden.status_code == 200, hidden.status_code
-    assert SENTENCE not in hidden.content.decode() and "[encrypted: high sensitivity]" in hidden.content.decode()
+    for page in pages:
+        hidden = client.get(page, SERVER_PORT=port)
+        assert hidden.status_code == 200, hidden.status_code
+        assert SENTENCE not in hidden.content.decode() and "[encrypted: high sensitivity]" in hidden.content.decode()
     listing = client.get(f"/admin/context/acbevent/?tenant_id={scope.tenant_id}", SERVER_PORT=port).content.decode()
     assert "Marmalade" not in listing and "[encrypted: high sensitivity]" in listing

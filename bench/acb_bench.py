@@ -283,7 +283,7 @@ def bulk_load(dsn: str, tenant: str, start: int, total: int, per_session: int, b
                 cur.executemany(
                     """INSERT INTO acb_sessions (tenant_id, session_id, project_id, agents, event_count, first_ts, last_ts)
                        VALUES (%s, %s, %s, %s, %s, %s, %s)
-                       ON CONFLICT (tenant_id, session_id) DO UPDATE SET
+                       ON CONFLICT (tenant_id, project_id, session_id) DO UPDATE SET
                          event_count = acb_sessions.event_count + EXCLUDED.event_count,
                          first_ts = LEAST(acb_sessions.first_ts, EXCLUDED.first_ts),
                          last_ts = GREATEST(acb_sessions.last_ts, EXCLUDED.last_ts),

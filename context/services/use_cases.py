@@ -15,6 +15,7 @@ from elf_kernel.identity import Caller, StatedIds
 from .. import selectors as sel
 from ..domain.vocabulary import WRITTEN_KINDS
 from ..models import AcbArtifact, AcbDecision
+from ..sealing import refuse_lookalikes
 from .bundle import build
 from .ledger import AlreadySuperseded
 from .record import Recorded, Scope, record_event
@@ -78,6 +79,7 @@ def record(*, caller: Caller, stated: StatedIds, session_id: str, channel: str, 
     caller.require_own_agent(ctx, actor["type"], actor["id"], "$.actor.id")
     if sensitivity != "secret":
         require_english(_written_fields(kind, content, content_at))
+        refuse_lookalikes(content, content_at)  # before record_event's own check, with the request's paths
     owner = sel.Owner(ctx.tenant_id, ctx.project_id)
     _check_refs(owner, refs)
     if kind == "task_update":

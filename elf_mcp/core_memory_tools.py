@@ -44,7 +44,9 @@ def _entry_tools() -> list[ToolSpec]:
             description="Load the effective core memory: the user's standing preferences and instructions (tone, "
             "language, format, verbosity...) and the current run's context, merged Policy > Profile > Session "
             "(then higher priority, then newer). Call it with no keys (and your run_id) before every turn and "
-            "follow what it returns; pass keys to read only some. Returns {resolved_at, items: [{key, found, "
+            "follow what it returns: without keys it lists the keys of your profile and this run's session (a key that only "
+            "system policy sets is not listed: name it in keys to read its effective value); pass keys to read only "
+            "some. Returns {resolved_at, items: [{key, found, "
             "value, provenance: {scope policy|profile|session, kind, priority, updated_at, source, ttl, "
             "expires_at} or null}]}; a key decided by system policy shows provenance scope=policy and nothing "
             "else of the policy. Expired entries (and session_end entries of an ended run) are never returned.",

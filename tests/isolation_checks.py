@@ -5,7 +5,8 @@ come back and does not is a miss. Every body is also scanned for serials the rea
 from __future__ import annotations
 
 from tests.isolation_client import Client
-from tests.isolation_model import PROFILES, SHARED, Ident, serials
+from tests.isolation_model import CHANNELS, PROFILES, SHARED, Ident, serials
+from tests.isolation_ops import CORE_KEYS, LEAD_SUBJECT
 
 LIST_SCOPES = (None, "agent_private", "project_shared", "team_shared", "org_shared")
 DOC_TOP_K = 32
@@ -72,11 +73,13 @@ class Checks(Client):
     # --- graph ---
 
     def check_facts(self, ident: Ident) -> None:
-        subject = self.rng.choice((None, None, "North ledger", "South ledger", "East ledger"))
-        params = {"state": "all", "limit": 200, **({"subject": subject} if subject else {})}
+        subject = self.rng.choice((None, None, "North ledger", "South ledger", "East ledger", LEAD_SUBJECT))
+        state = self.rng.choice(("all", "current"))
+        params = {"state": state, "limit": 200, **({"subject": subject} if subject else {})}
         facts = self.call("GET", "/v2/graph/facts", ident, params=params)["facts"]
         assert len(facts) < 200, "an example outgrew the facts page; lower ELF_ISOLATION_OPS_PER_EXAMPLE"
-        visible = {s: f for s, f in self.world.visible_facts(ident).items() if subject in (None, f.entity[2])}
+        visible = {s: f for s, f in self.world.visible_facts(ident, current=state == "current").items()
+                   if subject in (None, f.entity[2])}
         got = {}
         for f in facts:
             (s,) = serials(f["object"]["value"] or "") or {None}
@@ -84,7 +87,9 @@ class Checks(Client):
             fact = self.world.facts.get(s)
             if fact is not None:
                 self._learn_entity(ident, f["subject"], fact.entity)
-        self.compare(ident, f"graph facts (subject {subject})", got, visible)
+        self.compare(ident, f"graph facts (subject {subject}, {state})", got, visible)
+        if any(f.predicate != "records" for f in visible.values()):
+            self.facet("graph", "single-valued facts read", state)
         for s in set(got) & set(visible):
             self.compare(ident, f"evidence of the fact of serial {s}", got[s], {visible[s].note_id})
         self.scan(ident, "graph facts", facts, set(visible))
@@ -160,11 +165,16 @@ class Checks(Client):
     def check_core(self, ident: Ident) -> None:
         tenant, project, _ = ident
         run = self.rng.choice((None, "r1", "r2"))
-        body = self.call("POST", "/v2/core-memory/resolve", ident, json={"run_id": run} if run else {})
-        want = self.world.resolved(tenant, project, run)
+        keys = self.rng.random() < 0.3  # with keys: every key asked is resolved, POLICY.md included
+        ask = {**({"run_id": run} if run else {}), **({"keys": list(CORE_KEYS)} if keys else {})}
+        body = self.call("POST", "/v2/core-memory/resolve", ident, json=ask)
+        want = self.world.resolved(tenant, project, run, listed=not keys)
         got = {i["key"]: (i["value"], i["provenance"]["scope"]) for i in body["items"] if i["found"]}
-        self.compare(ident, f"core resolve (run {run})", got.items(), {k: v[:2] for k, v in want.items()}.items())
+        self.compare(ident, f"core resolve (run {run}, keys {keys})", got.items(),
+                     {k: v[:2] for k, v in want.items()}.items())
         self.scan(ident, "core resolve", body, {v[2] for v in want.values()})
+        if not keys and any(scope == "policy" for _, scope, _, _ in self.world.resolved(tenant, project, run).values()):
+            self.facet("core", "resolve listing beside policy")
         self.read("core resolve")
         run = run or self.rng.choice(("r1", "r2"))
         for path, doc in ((f"/v2/core-memory/runs/{run}/session.md", (tenant, project, "session", run)),
@@ -184,14 +194,15 @@ class Checks(Client):
     def check_bundle(self, ident: Ident, channel: str | None = None) -> None:
         tenant, project, agent = ident
         session, channel = self.rng.choice(("r1", "r2")), channel or self.rng.choice(("private", "public", "team", "agent"))
-        body = {"tenant_id": tenant, "project_id": project, "agent_id": agent, "session_id": session,
-                "channel": channel, "query_text": BUNDLE_QUERY, "max_tokens": 65000}
+        body = {**self.own_ids(ident), "session_id": session, "channel": channel, "query_text": BUNDLE_QUERY,
+                "max_tokens": 65000}
         bundle = self.call("POST", "/api/v1/acb/build", ident, json=body)
         who = (*ident, session, channel)
         found = self.scan(who, "bundle", bundle["sections"], self.world.bundle_serials(ident, session, channel))
-        lost = self.world.bundle_must_quote(tenant, channel) - found
+        lost = self.world.bundle_must_quote(ident, channel, session) - found
         if lost:
-            self.miss(who, f"bundle leaves out the loadable events of serials {sorted(lost)}")
+            self.miss(who, f"bundle leaves out the loadable events of serials {sorted(lost)}: "
+                           + "; ".join(self.world.origin(x) for x in sorted(lost)))
         self._bundle_refs(who, ident, channel, bundle)
         self.facet("bundle", channel)
         self.read("acb bundle")
@@ -199,7 +210,7 @@ class Checks(Client):
     def _bundle_refs(self, who, ident: Ident, channel: str, bundle: dict) -> None:
         tenant, project, _ = ident
         w = self.world
-        turns, own = w.event_ids_ok(tenant, channel, None), w.tenant_ids(tenant)
+        turns, own = w.event_ids_ok(ident, channel, None), w.project_ids(tenant, project)
         core = w.resolved(tenant, project, who[3])
         restricted = channel in ("public", "agent")
         for section in bundle["sections"]:
@@ -216,8 +227,8 @@ class Checks(Client):
                            or (restricted and core[r.split(":", 2)[2]][3] == "preference")}
                 elif item["type"] == "decision":
                     d = w.decisions.get(item["decision_id"])
-                    bad = refs - own if d and d.status == "active" and w.event_loads(
-                        w.events[d.event_id], tenant, channel) else {item["decision_id"]}
+                    bad = refs - own if d and d.status == "active" and w.decision_loads(
+                        item["decision_id"], ident, channel) else {item["decision_id"]}
                 elif item["type"] == "task":
                     t = w.tasks.get(item["task_id"])
                     bad = refs - own if t and (t.tenant, t.project) == (tenant, project) and t.status in (
@@ -228,17 +239,22 @@ class Checks(Client):
                     self.leak(who, f"bundle section {section['name']} cites {sorted(bad)} in {item['text'][:80]!r}")
 
     def check_decisions(self, ident: Ident) -> None:
-        tenant = ident[0]
+        """The project's ledger, as a bundle of ``channel`` (default private) may load it."""
         status, session = self.rng.choice(("active", "superseded", "all")), self.rng.choice((None, "r1", "r2"))
-        params = {"tenant_id": tenant, "status": status, "limit": 200, **({"session_id": session} if session else {})}
+        channel = self.rng.choice((None, *CHANNELS))
+        params = {**self.own_ids(ident), "status": status, "limit": 200, **({"session_id": session} if session else {}),
+                  **({"channel": channel} if channel else {})}
         got = self.call("GET", "/api/v1/decisions/query", ident, params=params)["decisions"]
-        want = {i for i, d in self.world.decisions.items() if d.tenant == tenant and status in ("all", d.status)
-                and session in (None, d.session)}
-        self.compare(ident, f"decisions ({status}, {session})", {d["decision_id"] for d in got}, want)
+        want = {i for i, d in self.world.decisions.items() if self.world.decision_loads(i, ident, channel or "private")
+                and status in ("all", d.status) and session in (None, d.session)}
+        self.compare(ident, f"decisions ({status}, {session}, {channel})", {d["decision_id"] for d in got}, want)
         self.scan(ident, "decisions", got, {self.world.decisions[i].serial for i in want})
+        self.facet("decisions channel", channel)
         self.read("acb decisions")
 
     def check_artifact(self, ident: Ident, artifact_id: str | None = None) -> None:
+        """An artifact of the caller's project whose event a bundle of ``channel`` may load: 200 with its text;
+        any other (another project's, another tenant's or example's, a closed channel's): 404."""
         mine = sorted(self.world.artifacts)
         if artifact_id is None:
             foreign = self.ledger.foreign("artifact", self.probe_rng, self.tenants)
@@ -246,16 +262,22 @@ class Checks(Client):
             if not candidates:
                 return
             artifact_id = self.probe_rng.choice(candidates)
-        owner, serial = self.world.artifacts.get(artifact_id, (None, None))
-        r = self.request("GET", f"/api/v1/artifacts/{artifact_id}", ident, params={"tenant_id": ident[0]})
-        if r.status_code == 200 and owner != ident[0]:
-            self.leak(ident, f"artifact {artifact_id} of {owner}: 200")
-        elif r.status_code != 200 and owner == ident[0]:
-            self.miss(ident, f"artifact {artifact_id}: {r.status_code}")
+        channel = self.rng.choice((None, *CHANNELS))
+        allowed = self.world.artifact_loads(artifact_id, ident, channel or "private")
+        serial = self.world.artifacts.get(artifact_id, (None, None))[1]
+        params = {**self.own_ids(ident), **({"channel": channel} if channel else {})}
+        r = self.request("GET", f"/api/v1/artifacts/{artifact_id}", ident, params=params)
+        where = self.world.events[self.world.artifacts[artifact_id][2]] if artifact_id in self.world.artifacts else None
+        if r.status_code == 200 and not allowed:
+            self.leak(ident, f"artifact {artifact_id} of {where} read on channel {channel}: 200")
+        elif r.status_code != 200 and allowed:
+            self.miss(ident, f"artifact {artifact_id} (channel {channel}): {r.status_code}")
         elif r.status_code == 200:
             self.scan(ident, f"artifact {artifact_id}", r.text, {serial})
             if not r.json()["text"].startswith(f"log serial {serial}\n"):
                 self.miss(ident, f"artifact {artifact_id}: not its text")
         else:
             assert r.status_code == 404, f"{self.where()}: artifact: {r.status_code} {r.text}"
+        if where is not None and (where.tenant, where.project) != ident[:2]:
+            self.facet("artifact", "another project" if where.tenant == ident[0] else "another tenant")
         self.read("acb artifact")

@@ -4,7 +4,9 @@ probes across examples; operation and read counts; the leaks and misses found)."
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import os
 import random
 import threading
 import time
@@ -18,6 +20,31 @@ from tests.isolation_model import Ident, World, serials
 
 SETTLE_TIMEOUT_S = 60
 SERIALS_PER_EXAMPLE = 1_000_000
+PROJECTS, AGENTS, ADMIN_AGENT = ("p1", "p2"), ("a1", "a2", "a3"), "admin"
+RESTATE_IDS = os.environ.get("ELF_ISOLATION_RESTATE_IDS") == "1"
+
+
+def example_tenants(index: int) -> tuple[str, str]:
+    return f"x{index}-t1", f"x{index}-t2"
+
+
+def token_of(seed: str, ident: Ident) -> str:
+    """The static key of one identity: derived from the seed, so a run is reproducible (test keys only)."""
+    return hashlib.sha256(f"isolation {seed} {'/'.join(ident)}".encode()).hexdigest()
+
+
+def auth_keys(seed: str, examples: int) -> list[dict]:
+    """[[security.auth_keys]] for every identity of every example (tenant x project x agent, user role) and one
+    admin key a project for the admin bind (policy writes, the project's graph predicates): 16 an example,
+    1,600 for the 10,000-operation soak."""
+    keys = []
+    for index in range(examples):
+        for t in example_tenants(index):
+            for ident in [(t, p, a) for p in PROJECTS for a in (*AGENTS, ADMIN_AGENT)]:
+                keys.append({"token_id": "/".join(ident), "token": token_of(seed, ident), "tenant_id": ident[0],
+                             "project_id": ident[1], "agent_id": ident[2],
+                             "role": "admin" if ident[2] == ADMIN_AGENT else "user"})
+    return keys
 
 
 @dataclass
@@ -28,6 +55,8 @@ class Ledger:
     ops: Counter = field(default_factory=Counter)
     reads: Counter = field(default_factory=Counter)
     probes: Counter = field(default_factory=Counter)
+    refusals: Counter = field(default_factory=Counter)
+    mcp: Counter = field(default_factory=Counter)  # MCP calls by kind  # identity probes refused as they must be, by surface
     leaks: list[str] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
     # ids seen by any example: kind (note, doc, entity, artifact) -> {id: tenant}
@@ -48,40 +77,63 @@ class Ledger:
 class Client:
     """One example: its world, its tenants, its random stream and its HTTP session."""
 
-    def __init__(self, svc, ledger: Ledger, seed: str, index: int):
-        self.svc, self.ledger, self.name = svc, ledger, f"x{index}"
+    def __init__(self, svc, ledger: Ledger, seed: str, index: int, key_seed: str, locked=None):
+        self.svc, self.ledger, self.name, self.locked = svc, ledger, f"x{index}", locked
+        self.key_seed = key_seed
         self.rng = random.Random(seed)
+        # whether a request restates its key's ids (headers, body ids): its own stream, as for probes
+        self.restate_rng = random.Random(f"{seed}-restate")
         # which ids of other examples are probed depends on timing: its own stream keeps ``rng``'s reproducible
         self.probe_rng = random.Random(f"{seed}-probes")
         self.serials = itertools.count(index * SERIALS_PER_EXAMPLE + 1)  # unique across examples
         self.world = World()
-        self.tenants = (f"{self.name}-t1", f"{self.name}-t2")
-        self.identities: list[Ident] = [(t, p, a) for t in self.tenants for p in ("p1", "p2") for a in ("a1", "a2", "a3")]
+        self.tenants = example_tenants(index)
+        self.identities: list[Ident] = [(t, p, a) for t in self.tenants for p in PROJECTS for a in AGENTS]
         self.http = requests.Session()
         self.db: psycopg.Connection | None = None
+        self.locked_conn: psycopg.Connection | None = None
         self.pending = {"notes": set(), "docs": set()}
         self.step = "setup"
 
     def close(self) -> None:
         self.http.close()
-        if self.db is not None:
-            self.db.close()
+        for conn in (self.db, self.locked_conn):
+            if conn is not None:
+                conn.close()
 
     # --- HTTP ---
 
-    @staticmethod
-    def headers(ident: Ident, profile: str | None = None) -> dict[str, str]:
+    def admin_of(self, ident: Ident) -> Ident:
+        return ident[0], ident[1], ADMIN_AGENT
+
+    def headers(self, ident: Ident, profile: str | None = None, context: dict | None = None) -> dict[str, str]:
+        """The identity's key; its context headers half the time (they may repeat the key's ids), or
+        ``context`` (a probe's)."""
         t, p, a = ident
         # a fresh connection per request: a pooled one the server closed while idle would reset a write in flight
-        h = {"X-ELF-Tenant-Id": t, "X-ELF-Project-Id": p, "X-ELF-Agent-Id": a, "Connection": "close"}
+        h = {"Authorization": f"Bearer {token_of(self.key_seed, ident)}", "Connection": "close"}
+        if context is not None:
+            h.update(context)
+        elif self.restate_rng.random() < 0.5:
+            h.update({"X-ELF-Tenant-Id": t, "X-ELF-Project-Id": p, "X-ELF-Agent-Id": a})
         if profile:
             h["X-ELF-Read-Profile"] = profile
         return h
 
+    def own_ids(self, ident: Ident) -> dict[str, str]:
+        """tenant_id, project_id and agent_id of a body or query: each left out (the key's) or restated; all
+        restated with ELF_ISOLATION_RESTATE_IDS=1 (as a client of the base commit had to: there the ids of
+        /api/v1 bodies and queries are required, so only then does a run on it reach the holes)."""
+        every = RESTATE_IDS
+        return {k: v for k, v in zip(("tenant_id", "project_id", "agent_id"), ident)
+                if self.restate_rng.random() < 0.5 or every}
+
     def request(self, method: str, path: str, ident: Ident, *, admin: bool = False, profile: str | None = None,
-                **kw) -> requests.Response:
-        base = self.svc.admin if admin else self.svc.public
-        r = self.http.request(method, base + path, headers=self.headers(ident, profile), timeout=60, **kw)
+                context: dict | None = None, base: str | None = None, **kw) -> requests.Response:
+        if admin:
+            ident = self.admin_of(ident)
+        base = base or (self.svc.admin if admin else self.svc.public)
+        r = self.http.request(method, base + path, headers=self.headers(ident, profile, context), timeout=60, **kw)
         assert r.status_code < 500, f"{self.where()}: {method} {path} as {ident}: {r.status_code} {r.text[:500]}"
         return r
 
@@ -132,6 +184,17 @@ class Client:
             self.leak(who, f"{what}: names serial {s} it may not see: {self.world.origin(s)}")
         return found
 
+    def database(self) -> psycopg.Connection:
+        """The service's database, read only to wait on outboxes and to see that a refused write left nothing."""
+        if self.db is None:
+            self.db = psycopg.connect(self.svc.cfg.storage.postgres.dsn, autocommit=True)
+        return self.db
+
+    def locked_db(self) -> psycopg.Connection:
+        if self.locked_conn is None:
+            self.locked_conn = psycopg.connect(self.locked.cfg.storage.postgres.dsn, autocommit=True)
+        return self.locked_conn
+
     # --- waits: exactly the outbox rows this example's reads depend on, no fixed sleeps ---
 
     def settle(self, kind: str) -> None:
@@ -139,8 +202,7 @@ class Client:
         if not ids:
             return
         table, column = {"notes": ("indexing_outbox", "note_id"), "docs": ("doc_indexing_outbox", "doc_id")}[kind]
-        if self.db is None:
-            self.db = psycopg.connect(self.svc.cfg.storage.postgres.dsn, autocommit=True)
+        self.database()
         query = f"SELECT count(*) FROM {table} WHERE {column} = ANY(%s::uuid[]) AND status <> 'DONE'"
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
         while self.db.execute(query, (sorted(ids),)).fetchone()[0]:

@@ -6,12 +6,15 @@ where every identity reads everything."""
 from __future__ import annotations
 
 from tests.isolation_checks import Checks
+from tests.isolation_identity import IdentityProbes
+from tests.isolation_mcp import McpSurface
 from tests.isolation_ops import Ops
 
 OPS = (("op_add", 12), ("op_grant", 7), ("op_revoke", 5), ("op_publish", 5), ("op_unpublish", 3),
-       ("op_delete", 3), ("op_doc_put", 6), ("op_doc_publish", 3), ("op_doc_unpublish", 2), ("op_doc_delete", 2),
+       ("op_delete", 3), ("op_doc_put", 6), ("op_doc_publish", 3), ("op_doc_unpublish", 2), ("op_doc_delete", 3),
        ("op_core_upsert", 6), ("op_core_delete", 2), ("op_policy_upsert", 2), ("op_run_end", 2), ("op_event", 10),
-       ("op_big_tool_result", 2), ("op_probe", 4))
+       ("op_big_tool_result", 2), ("op_probe", 4), ("op_identity_probe", 8), ("op_mcp", 6), ("op_scope_denied", 2),
+       ("op_lead", 8))
 NOTE_READS = ("check_search", "check_list", "check_facts", "check_entity")
 DOC_READS = ("check_doc_search", "check_some_docs")
 CORE_READS = ("check_core", "check_bundle")
@@ -21,14 +24,17 @@ FAMILY = {"op_add": NOTE_READS, "op_grant": NOTE_READS + DOC_READS, "op_revoke":
           "op_doc_put": DOC_READS, "op_doc_publish": DOC_READS, "op_doc_unpublish": DOC_READS,
           "op_doc_delete": DOC_READS, "op_core_upsert": CORE_READS, "op_core_delete": CORE_READS,
           "op_policy_upsert": CORE_READS, "op_run_end": CORE_READS, "op_event": ACB_READS,
-          "op_big_tool_result": ACB_READS, "op_probe": ACB_READS}
+          "op_big_tool_result": ACB_READS, "op_probe": ACB_READS, "op_identity_probe": ACB_READS + NOTE_READS,
+          "op_mcp": ACB_READS + NOTE_READS, "op_scope_denied": DOC_READS,
+          "op_lead": ("check_facts", "check_facts", "check_entity")}
 TOUCHED = 2
 SWEEP_ENTITIES = 4
 ALL_READS = NOTE_READS + DOC_READS + CORE_READS + ACB_READS + ("check_foreign",)
 
 
-class Example(Ops, Checks):
+class Example(Ops, Checks, IdentityProbes, McpSurface):
     def run(self, ops: int) -> None:
+        self.mcp_start()
         names, weights = zip(*OPS)
         for step in range(ops):
             ident, op = self.rng.choice(self.identities), self.rng.choices(names, weights)[0]
@@ -39,6 +45,10 @@ class Example(Ops, Checks):
             self.after(op, ident, touched)
         self.step = "final sweep"
         self.sweep()
+
+    def close(self) -> None:
+        self.mcp_stop()
+        super().close()
 
     def after(self, op: str, ident, touched: list[str]) -> None:
         """Whether up to TOUCHED ids the operation touched are readable, asked of two identities of the writer's

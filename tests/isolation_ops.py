@@ -8,6 +8,7 @@ from tests.isolation_client import Client
 from tests.isolation_model import ORG, SPACE_OF, Decision, Event, Fact, Ident, Owned, Task
 
 SUBJECTS = ("North ledger", "South ledger", "East ledger")
+LEAD_SUBJECT, LEAD_PREDICATE = "Project Larkspur", "led_by"
 CORE_KEYS = ("response.tone", "fact.harbor", "instruction.cite", "constraint.budget")
 KINDS = ("preference", "fact", "constraint", "instruction")
 EVENT_KINDS = ("message", "message", "tool_call", "tool_result", "decision", "decision", "task_update")
@@ -41,12 +42,67 @@ class Ops(Client):
             assert (n.tenant, n.home, n.owner, n.scope) == (ident[0], home, ident[2], stored), (res, n)
             if res["op"] == "UPDATE":
                 n.serial = s
+                if self.world.rederive(nid):  # the update's text states only the new relation
+                    self.facet("graph", "update re-derives")
         # the relation is recorded whatever the op, with the note as evidence, in the note's project at write
-        self.world.facts[s] = Fact((ident[0], self.world.notes[nid].home, subject), nid)
+        self.world.add_fact(s, Fact((ident[0], self.world.notes[nid].home, subject), nid, agent=ident[2],
+                                    scope=stored))
         self.ledger.remember("note", nid, ident[0])
         self.pending["notes"].add(nid)
         self.facet("note scope", stored)
         return [nid]
+
+    def op_lead(self, ident: Ident) -> list[str]:
+        """A keyed note about who leads Project Larkspur (led_by: made active and single-valued in each project
+        once it exists), or the same key updated to a text that states no relation. Half the time it acts as the
+        owner of a keyed note (not ``ident``), so that updates of one are frequent."""
+        scope, key = self.rng.choice(["agent_private", "agent_private", "team_shared"]), "larkspur.lead"
+        w = self.world
+        mine = sorted(i for i, k in w.keyed.items() if w.notes[i].status == "active")
+        if mine and self.rng.random() < 0.5:  # half the time, update a keyed note (as its owner)
+            n = w.notes[self.rng.choice(mine)]
+            ident, scope = (n.tenant, n.home, n.owner), {"project_shared": "team_shared"}.get(n.scope, n.scope)
+        stored, s = _stored(scope), self.serial()
+        relations = [] if self.rng.random() < 0.4 else [
+            {"subject": {"canonical": LEAD_SUBJECT}, "predicate": LEAD_PREDICATE,
+             "object": {"value": f"person serial {s}"}}]
+        text = (f"Lead serial {s}: {self.words(3)} leads Project Larkspur." if relations
+                else f"Lead serial {s}: the {self.words(3)} note names no leader.")
+        note = {"type": "fact", "key": key, "text": text, "importance": 0.5, "confidence": 0.9,
+                "structured": {"relations": relations}}
+        res = self.call("POST", "/v2/notes/ingest", ident, json={"scope": scope, "notes": [note]})["results"][0]
+        assert res["policy_decision"] in ("remember", "update"), res
+        nid = res["note_id"]
+        if res["op"] == "ADD":
+            self.world.notes[nid] = Owned(ident[0], ident[1], ident[2], stored, s)
+        else:
+            n = self.world.notes[nid]
+            assert (n.tenant, n.home, n.owner, n.scope) == (ident[0], ident[1], ident[2], stored), (res, n)
+            if res["op"] == "UPDATE":
+                n.serial = s
+                if self.world.rederive(nid):
+                    self.facet("graph", "relation removed" if not relations else "update re-derives")
+        self.world.keyed[nid] = key
+        if relations:
+            fact = Fact((ident[0], ident[1], LEAD_SUBJECT), nid, LEAD_PREDICATE, ident[2], stored)
+            if self.world.add_fact(s, fact):
+                self.facet("graph", "other agent's private fact stays current")
+            self._make_single(ident)
+        self.ledger.remember("note", nid, ident[0])
+        self.pending["notes"].add(nid)
+        return [nid]
+
+    def _make_single(self, ident: Ident) -> None:
+        """led_by of this project: active and single-valued (the project's admin key; once)."""
+        if (ident[0], ident[1], LEAD_PREDICATE) in self.world.single:
+            return
+        admin = (ident[0], ident[1], "admin")
+        listed = self.call("GET", "/v2/admin/graph/predicates", admin, admin=True,
+                           params={"scope": "tenant_project"})["predicates"]
+        (pred,) = [p for p in listed if p["canonical_norm"] == LEAD_PREDICATE]
+        self.call("PATCH", f"/v2/admin/graph/predicates/{pred['predicate_id']}", admin, admin=True,
+                  json={"status": "active", "cardinality": "single"})
+        self.world.single.add((ident[0], ident[1], LEAD_PREDICATE))
 
     def _grant_args(self, ident: Ident):
         scope = self.rng.choice(["project_shared", "org_shared"])
@@ -82,7 +138,7 @@ class Ops(Client):
         return self._space(key)
 
     def op_publish(self, ident: Ident) -> list[str]:
-        mine = self.world.owned(self.world.notes, ident)
+        mine = [i for i in self.world.owned(self.world.notes, ident) if i not in self.world.keyed]
         if not mine:
             return self.op_add(ident)
         nid = self.rng.choice(mine)
@@ -96,7 +152,8 @@ class Ops(Client):
         return [nid, *self._space((n.tenant, n.home, scope, n.owner))]
 
     def op_unpublish(self, ident: Ident) -> list[str]:
-        mine = [i for i in self.world.owned(self.world.notes, ident) if self.world.notes[i].scope != "agent_private"]
+        mine = [i for i in self.world.owned(self.world.notes, ident)
+                if self.world.notes[i].scope != "agent_private" and i not in self.world.keyed]
         if not mine:
             return self.op_publish(ident)
         nid = self.rng.choice(mine)
@@ -168,6 +225,42 @@ class Ops(Client):
         self.pending["docs"].add(doc_id)
         return [doc_id]
 
+    def op_scope_denied(self, ident: Ident) -> list[str]:
+        """On the locked elf-api ([scopes.write_allowed] org_shared = false): an org_shared document, a publish
+        of a document to org_shared, and an org_shared note are all refused, and leave no org_shared document
+        or note quoting the serial (issue 31, item 3: documents honour write_allowed by value, as notes do)."""
+        for what in ("doc put", "doc publish", "note"):
+            self._scope_denied(ident, what, self.serial())
+        return []
+
+    def _scope_denied(self, ident: Ident, what: str, s: int) -> None:
+        base = self.locked.public
+        content = f"Archive record serial {s}. The {self.words(3)} archive keeps the harbor logbooks."
+        if what == "note":
+            body = {"scope": "org_shared", "notes": [{"type": "fact", "text": f"Fact serial {s}: the ledger.",
+                                                      "importance": 0.5, "confidence": 0.9}]}
+            res = self.call("POST", "/v2/notes/ingest", ident, base=base, json=body)["results"][0]
+            if res.get("reason_code") != "REJECT_SCOPE_DENIED" or res.get("note_id"):
+                self.leak(ident, f"locked org_shared note: {res}")
+        else:
+            scope = "org_shared" if what == "doc put" else "agent_private"
+            body = {"scope": scope, "title": f"Archive serial {s}", "content": content}
+            r = self.request("POST", "/v2/docs", ident, base=base, json=body)
+            if what == "doc publish":
+                assert r.status_code == 200, f"{self.where()}: locked agent_private doc: {r.status_code} {r.text}"
+                r = self.request("POST", f"/v2/docs/{r.json()['doc_id']}/publish", ident, base=base,
+                                 json={"space": "org_shared"})
+            fields = r.json().get("fields") if r.status_code != 200 else None
+            if r.status_code != 403 or r.json().get("error_code") not in ("SCOPE_DENIED", "REJECT_SCOPE_DENIED") \
+                    or fields != ["$.scope" if what == "doc put" else "$.space"]:
+                self.leak(ident, f"locked org_shared {what}: {r.status_code} {r.text[:300]}")
+        for table in ("memory_notes", "doc_documents"):
+            n = self.locked_db().execute(f"SELECT count(*) FROM {table} t WHERE scope = 'org_shared' AND t::text ~ %s",
+                                         (f"serial {s}([^0-9]|$)",)).fetchone()[0]
+            if n:
+                self.leak(ident, f"locked org_shared {what} (serial {s}) left {n} org_shared row(s) in {table}")
+        self.facet("write_allowed false", what)
+
     # --- core memory ---
 
     def _core_write(self, ident: Ident, doc: tuple, key: str, kind: str) -> tuple[str, int]:
@@ -226,15 +319,15 @@ class Ops(Client):
     # --- event log ---
 
     def _acb_body(self, ident: Ident, session: str) -> dict:
-        return {"tenant_id": ident[0], "project_id": ident[1], "agent_id": ident[2], "session_id": session}
+        return {**self.own_ids(ident), "session_id": session}
 
-    def _own_refs(self, tenant: str) -> list[str]:
-        pool = sorted(self.world.tenant_ids(tenant))
+    def _own_refs(self, ident: Ident) -> list[str]:
+        pool = sorted(self.world.project_ids(*ident[:2]))
         return self.rng.sample(pool, min(len(pool), self.rng.choice((0, 0, 1, 2))))
 
     def _record(self, ident: Ident, kind: str, content: dict, *, session: str, channel: str, sensitivity: str,
                 serial: int, big: bool = False, path: str = "/api/v1/events") -> dict:
-        body = {**self._acb_body(ident, session), "channel": channel, "refs": self._own_refs(ident[0])}
+        body = {**self._acb_body(ident, session), "channel": channel, "refs": self._own_refs(ident)}
         if path == "/api/v1/events":
             body.update(actor={"type": "tool" if kind == "tool_result" else "agent",
                                "id": "fs" if kind == "tool_result" else ident[2]},
@@ -270,14 +363,15 @@ class Ops(Client):
 
     def _decision(self, ident: Ident, s: int, session: str, channel: str, sensitivity: str) -> list[str]:
         content = {"decision": f"Use the {self.words(2)} route, serial {s}", "rationale": [f"it is {self.words(2)}"]}
-        active = sorted(i for i, d in self.world.decisions.items() if d.tenant == ident[0] and d.status == "active")
+        active = sorted(i for i, d in self.world.decisions.items()
+                        if (d.tenant, d.project) == ident[:2] and d.status == "active")
         if active and self.rng.random() < 0.4:
             content["supersedes"] = self.rng.choice(active)
         flat = sensitivity != "secret" and self.rng.random() < 0.3
         out = self._record(ident, "decision", content, session=session, channel=channel, sensitivity=sensitivity,
                            serial=s, path="/api/v1/decisions" if flat else "/api/v1/events")
         if sensitivity != "secret":
-            self.world.decisions[out["decision_id"]] = Decision(ident[0], session, channel, sensitivity, s,
+            self.world.decisions[out["decision_id"]] = Decision(ident[0], ident[1], session, channel, sensitivity, s,
                                                                 out["event_id"])
             if content.get("supersedes"):
                 self.world.decisions[content["supersedes"]].status = "superseded"
@@ -311,18 +405,18 @@ class Ops(Client):
         out = self._record(ident, "tool_result", {"tool": "fs", "output": "\n".join(lines) + "\n", "path": "export.txt"},
                            session=session, channel=channel, sensitivity="none", serial=s, big=True)
         assert out["artifact_id"], out
-        self.world.artifacts[out["artifact_id"]] = (ident[0], s)
+        self.world.artifacts[out["artifact_id"]] = (ident[0], s, out["event_id"])
         self.ledger.remember("artifact", out["artifact_id"], ident[0])
         return []
 
-    # --- probes: writes that name another tenant's ids ---
+    # --- probes: writes that name another project's or tenant's ids ---
 
     def op_probe(self, ident: Ident) -> list[str]:
-        other = next(t for t in self.tenants if t != ident[0])
+        w, here = self.world, ident[:2]
         targets = {
-            "supersede": sorted(i for i, d in self.world.decisions.items() if d.tenant == other and d.status == "active"),
-            "task": sorted(i for i, t in self.world.tasks.items() if t.tenant == other),
-            "refs": sorted(self.world.tenant_ids(other)),
+            "supersede": sorted(i for i, d in w.decisions.items() if (d.tenant, d.project) != here and d.status == "active"),
+            "task": sorted(i for i, t in w.tasks.items() if (t.tenant, t.project) != here),
+            "refs": sorted(w.foreign_ids(*here)),
         }
         kinds = [k for k in ("supersede", "task", "refs") if targets[k]]
         if not kinds:
@@ -345,13 +439,13 @@ class Ops(Client):
         return []
 
     def _probe_task(self, ident: Ident, task_id: str, base: dict, s: int) -> None:
-        """A task update naming another tenant's task: refused (that tenant's task is left as it was, which its
-        own reads check), with or without a title."""
+        """A task update naming another project's task: refused (that task is left as it was, which its own
+        project's reads check), with or without a title."""
         body = {**base, "task_id": task_id, "status": "done", "details": f"closed serial {s}"}
         for extra in ({}, {"title": f"Hijack serial {s}"}):
             r = self.request("POST", "/api/v1/tasks", ident, json={**body, **extra})
             if r.status_code == 200:
-                self.leak(ident, f"a task update of tenant {ident[0]} naming task {task_id} of another tenant: "
+                self.leak(ident, f"a task update in {ident[:2]} naming task {task_id} of another project: "
                                  f"{r.json()}")
             else:
-                assert r.status_code == 400, f"{self.where()}: {r.status_code} {r.text}"
+                assert r.status_code in (400, 404), f"{self.where()}: {r.status_code} {r.text}"

@@ -1,0 +1,153 @@
+"""The MCP surface of tests/test_tenant_isolation.py: each example starts one elf-mcp acting for one of its
+identities (its [mcp] context and auth_token_id: that identity's static key) and calls its tools, checked
+against the same World as the HTTP reads: it records events and notes, builds bundles, queries the decision
+ledger, lists notes and reads artifacts; and it names another project, agent or tenant in a tool's context
+arguments, which elf-mcp must refuse without calling the API (ELF_MCP_CONTEXT_MISMATCH / _TENANT_MISMATCH)."""
+
+from __future__ import annotations
+
+import logging
+import tomllib
+
+from tests.conftest import dumps, free_port, mcp_call, start_elf_mcp
+from tests.isolation_client import Client
+from tests.isolation_model import CHANNELS, Event, Ident, Owned
+
+FIELDS = ("tenant_id", "project_id", "agent_id")
+READ_PROFILE = "private_plus_project"
+
+
+class McpSurface(Client):
+    mcp_proc = None
+    mcp_url: str | None = None
+    mcp_ident: Ident | None = None
+
+    def mcp_start(self) -> None:
+        logging.getLogger("httpx2").setLevel(logging.WARNING)  # the MCP client logs every request
+        self.mcp_ident = self.identities[self.rng.randrange(len(self.identities))]
+        t, p, a = self.mcp_ident
+        data = tomllib.loads(self.svc.config_path.read_text())
+        data["service"]["mcp_bind"] = f"127.0.0.1:{free_port()}"
+        data["mcp"] = {"tenant_id": t, "project_id": p, "agent_id": a, "read_profile": READ_PROFILE,
+                       "auth_token_id": "/".join(self.mcp_ident)}
+        config = self.svc.workdir / f"elf-mcp-{self.name}.toml"
+        config.write_text(dumps(data))
+        self.mcp_proc, self.mcp_url = start_elf_mcp(config, self.svc.workdir / f"mcp-{self.name}.log")
+
+    def mcp_stop(self) -> None:
+        if self.mcp_proc is not None:
+            self.mcp_proc.stop()
+
+    def tool(self, name: str, args: dict, *, ok: bool = True):
+        result = mcp_call(self.mcp_url, name, args)
+        text = result.content[0].text if result.content else ""
+        assert result.is_error != ok, f"{self.where()}: MCP {name} {args}: {text[:500]}"
+        return result.structured_content if result.structured_content is not None else text
+
+    def op_mcp(self, ident: Ident) -> list[str]:
+        """One MCP call as the example's MCP identity (``ident`` is not used: elf-mcp acts for one identity)."""
+        me = self.mcp_ident
+        kind = self.rng.choice(("record", "note", "build", "decisions", "notes", "artifact", "probe", "probe"))
+        getattr(self, f"_mcp_{kind}")(me)
+        with self.ledger.lock:
+            self.ledger.mcp[kind] += 1
+        return []
+
+    def _mcp_record(self, me: Ident) -> None:
+        s = self.serial()
+        session, channel = self.rng.choice(("r1", "r2")), self.rng.choice(CHANNELS)
+        sensitivity = self.rng.choice(("none", "low", "high"))
+        args = {"session_id": session, "channel": channel, "sensitivity": sensitivity, "kind": "message",
+                "actor": {"type": "agent", "id": me[2]}, "content": {"text": f"Note serial {s}: the crew reports in."},
+                **self.own_ids(me)}
+        out = self.tool("elf_acb_record_event", args)
+        self.world.events[out["event_id"]] = Event(me[0], me[1], session, channel, sensitivity, "message", s,
+                                                   {out["event_id"], *out["chunk_ids"]})
+        self.facet("mcp", "write event")
+
+    def _mcp_note(self, me: Ident) -> None:
+        s = self.serial()
+        note = {"type": "fact", "text": f"Fact serial {s}: the {self.words(4)} ledger.", "importance": 0.5,
+                "confidence": 0.9}
+        res = self.tool("elf_notes_ingest", {"scope": "agent_private", "notes": [note]})["results"][0]
+        assert res["policy_decision"] in ("remember", "update"), res
+        nid = res["note_id"]
+        if res["op"] == "ADD":
+            self.world.notes[nid] = Owned(me[0], me[1], me[2], "agent_private", s)
+        elif res["op"] == "UPDATE":
+            self.world.notes[nid].serial = s
+        self.ledger.remember("note", nid, me[0])
+        self.pending["notes"].add(nid)
+        self.facet("mcp", "write note")
+
+    def _mcp_build(self, me: Ident) -> None:
+        session, channel = self.rng.choice(("r1", "r2")), self.rng.choice(CHANNELS)
+        bundle = self.tool("elf_acb_build", {"session_id": session, "channel": channel, "query_text": "serial",
+                                             "max_tokens": 65000})
+        who = ("mcp", *me, session, channel)
+        found = self.scan(who, "MCP bundle", bundle["sections"], self.world.bundle_serials(me, session, channel))
+        lost = self.world.bundle_must_quote(me, channel, session) - found
+        if lost:
+            self.miss(who, f"MCP bundle leaves out the loadable events of serials {sorted(lost)}")
+        self.facet("mcp", "bundle")
+        self.read("mcp bundle")
+
+    def _mcp_decisions(self, me: Ident) -> None:
+        channel = self.rng.choice((None, *CHANNELS))
+        args = {"status": "all", "limit": 200, **({"channel": channel} if channel else {})}
+        got = self.tool("elf_acb_query_decisions", args)["decisions"]
+        want = {i for i in self.world.decisions if self.world.decision_loads(i, me, channel or "private")}
+        self.compare(("mcp", *me), f"MCP decisions ({channel})", {d["decision_id"] for d in got}, want)
+        self.scan(("mcp", *me), "MCP decisions", got, {self.world.decisions[i].serial for i in want})
+        self.facet("mcp", "ledger")
+        self.read("mcp decisions")
+
+    def _mcp_notes(self, me: Ident) -> None:
+        page = self.tool("elf_notes_list", {"limit": 200, "scope": "agent_private"})
+        want = self.world.visible(self.world.notes, me, {"agent_private"})
+        self.compare(("mcp", *me), "MCP note list (agent_private)", {n["note_id"] for n in page["notes"]}, want)
+        self.scan(("mcp", *me), "MCP note list", page, {self.world.notes[i].serial for i in want})
+        self.facet("mcp", "notes")
+        self.read("mcp notes")
+
+    def _mcp_artifact(self, me: Ident) -> None:
+        if not self.world.artifacts:
+            return self._mcp_decisions(me)
+        artifact_id = self.rng.choice(sorted(self.world.artifacts))
+        allowed = self.world.artifact_loads(artifact_id, me, "private")
+        result = mcp_call(self.mcp_url, "elf_acb_get_artifact", {"artifact_id": artifact_id})
+        body = result.structured_content or {}
+        if not result.is_error and not allowed:
+            self.leak(("mcp", *me), f"MCP artifact {artifact_id} of another project: read")
+        elif result.is_error and allowed:
+            self.miss(("mcp", *me), f"MCP artifact {artifact_id}: {body}")
+        elif result.is_error:
+            assert body.get("error_code") == "NOT_FOUND", f"{self.where()}: MCP artifact: {body}"
+        else:
+            self.scan(("mcp", *me), f"MCP artifact {artifact_id}", body, {self.world.artifacts[artifact_id][1]})
+        self.facet("mcp", "artifact")
+        self.read("mcp artifact")
+
+    def _mcp_probe(self, me: Ident) -> None:
+        """A tool call naming another tenant, project or agent: refused by elf-mcp, nothing sent."""
+        field = self.rng.choice(FIELDS)
+        t, p, a = me
+        value = {"tenant_id": next(x for x in self.tenants if x != t), "project_id": "p2" if p == "p1" else "p1",
+                 "agent_id": self.rng.choice([x for x in ("a1", "a2", "a3") if x != a])}[field]
+        s = self.serial()
+        name, args = self.rng.choice((
+            ("elf_acb_build", {"session_id": "r1", "query_text": f"probe serial {s}"}),
+            ("elf_acb_query_decisions", {"status": "all"}),
+            ("elf_acb_record_event", {"session_id": "r1", "kind": "message", "actor": {"type": "human", "id": "u"},
+                                      "content": {"text": f"Probe serial {s}"}}),
+            ("elf_acb_task", {"session_id": "r1", "title": f"Probe serial {s}", "status": "open"}),
+        ))
+        result = mcp_call(self.mcp_url, name, {**args, field: value})
+        body = result.structured_content or {}
+        want = "ELF_MCP_TENANT_MISMATCH" if field == "tenant_id" else "ELF_MCP_CONTEXT_MISMATCH"
+        if not result.is_error or body.get("error_code") != want or body.get("fields") != [f"$.{field}"]:
+            self.leak(("mcp", *me), f"MCP {name} naming {field}={value}: {str(body or result.content)[:300]}")
+        self._nothing_stored(me, f"MCP {name}", s)
+        self.facet("mcp", "probe", field)
+        with self.ledger.lock:
+            self.ledger.refusals[f"mcp {field}"] += 1

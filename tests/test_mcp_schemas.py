@@ -125,13 +125,14 @@ def _arguments(openapi, tool) -> tuple[set[str], set[str]]:
 
 
 def test_body_context_exactly_where_the_api_takes_the_tenant_in_the_body_or_query(openapi):
-    """The rule for ``body_context``: a tool has it if and only if its operation requires tenant_id in the body
-    or query (the /api/v1 endpoints, PRD 9.3; the /v2 ones read the X-ELF-* headers). Then each of tenant_id,
+    """The rule for ``body_context``: a tool has it if and only if its operation takes tenant_id in the body or
+    query (the /api/v1 endpoints, PRD 9.3, where it is required without API keys; the /v2 ones read the X-ELF-*
+    headers). Then each of tenant_id,
     project_id and agent_id the operation takes is filled in by elf-mcp: in the tool's schema it is listed but
     optional, and described as filled in; every other argument keeps the API's required-ness (session_id stays
     required: elf-mcp has no session of its own)."""
     flagged = {t.name for t in TOOLS if t.body_context}
-    needs_tenant = {t.name for t in TOOLS if TENANT_ARG in _arguments(openapi, t)[1]}
+    needs_tenant = {t.name for t in TOOLS if TENANT_ARG in _arguments(openapi, t)[0]}
     assert flagged == needs_tenant == ACB
     for tool in TOOLS:
         names, api_required = _arguments(openapi, tool)
@@ -144,8 +145,9 @@ def test_body_context_exactly_where_the_api_takes_the_tenant_in_the_body_or_quer
         assert ("session_id" in schema.get("required", [])) == ("session_id" in api_required), tool.name
     by_name = {t.name: t for t in TOOLS}
     assert by_name["elf_acb_record_event"].context_args() == ("tenant_id", "project_id", "agent_id")
+    # the two GETs take the three too (issue 31: a read is the caller's project's, and may repeat its agent)
     assert by_name["elf_acb_get_artifact"].context_args() == by_name["elf_acb_query_decisions"].context_args() == (
-        "tenant_id",)  # the two GETs take tenant_id only (strict query: nothing else may be added)
+        "tenant_id", "project_id", "agent_id")
     assert sorted(by_name["elf_acb_build"].input_schema()["required"]) == ["session_id"]
     assert by_name["elf_acb_get_artifact"].input_schema()["required"] == ["artifact_id"]
 

@@ -95,7 +95,10 @@ class ContextAdmin(ReadOnlyAdmin):
 
     @admin.display(description="session page")
     def session_link(self, obj):
-        s = AcbSession.objects.filter(tenant_id=obj.tenant_id, session_id=obj.session_id).only("sid").first()
+        sessions = AcbSession.objects.filter(tenant_id=obj.tenant_id, session_id=obj.session_id)
+        if getattr(obj, "project_id", None):  # a session id is named within its project (a kept bundle has none)
+            sessions = sessions.filter(project_id=obj.project_id)
+        s = sessions.only("sid").first()
         return _link("acbsession", s.sid, obj.session_id) if s else "-"
 
 
@@ -108,7 +111,9 @@ class AcbSessionAdmin(ContextAdmin):
     readonly_fields = ("timeline", "decisions", "tasks", "bundles")
 
     def _of(self, model, obj):
-        return model.objects.filter(tenant_id=obj.tenant_id, session_id=obj.session_id)
+        """The session's rows (a session id is named within its project; a kept bundle has no project column)."""
+        rows = model.objects.filter(tenant_id=obj.tenant_id, session_id=obj.session_id)
+        return rows if model is AcbBundle else rows.filter(project_id=obj.project_id)
 
     @admin.display(description=f"event timeline (newest {TIMELINE_ROWS})")
     def timeline(self, obj):

@@ -1,7 +1,7 @@
 """The event log's part of a tenant export (mechanics in elf_kernel.portability): events, their chunks,
-decisions, tasks, artifacts, sessions and kept bundles. Artifacts and bundles carry no project: a per-project
-export takes those of the project's sessions. A decision names the one it supersedes and the one that
-superseded it, so both links are set once every decision is in. Sensitivity-high values travel encrypted, as
+decisions, tasks, artifacts, sessions and kept bundles. Kept bundles carry no project: a per-project export
+takes those of the project's session ids. A decision names the one it supersedes and the one that superseded
+it, so both links are set once every decision is in. Sensitivity-high values travel encrypted, as
 stored: the importing service needs the exporting one's key file (``sealed_rows``; renamed tenants are
 re-sealed)."""
 
@@ -23,7 +23,7 @@ TABLES = (
     TableSpec("acb_decisions", owned_by_tenant(), remap=sealed_rows.decisions,
               deferred={"supersedes": None, "superseded_by": None, "status": "active"}),
     TableSpec("acb_tasks", owned_by_tenant(), remap=sealed_rows.tasks),
-    TableSpec("acb_artifacts", OF_SESSIONS, remap=sealed_rows.artifacts),
+    TableSpec("acb_artifacts", owned_by_tenant(), remap=sealed_rows.artifacts),
     TableSpec("acb_sessions", owned_by_tenant()),
     TableSpec("acb_bundles", OF_SESSIONS, remap=sealed_rows.bundles),
 )

@@ -1,5 +1,6 @@
 """Pure rules of graph memory (supplement section 2): name normalisation, predicate scope keys and their
-precedence, the predicate status moves, and a fact's temporal state at a time. No Django, no I/O."""
+precedence, the predicate status moves, a fact's temporal state at a time, and which older facts a new fact may
+supersede. No Django, no I/O."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from datetime import datetime
 from enum import StrEnum
 
 GLOBAL_SCOPE_KEY = "__global__"
+AGENT_PRIVATE = "agent_private"
 _SPACES = re.compile(r"\s+")
 
 
@@ -84,3 +86,33 @@ def fact_state(valid_from: datetime, valid_to: datetime | None, at: datetime) ->
     if valid_to is not None and valid_to <= at:
         return FactState.HISTORICAL
     return FactState.CURRENT
+
+
+@dataclass(frozen=True)
+class EvidenceReach:
+    """An older fact's evidence as seen by the writer of a new fact: ``total`` evidence notes, of which
+    ``readable`` the writer may read under the notes' one read rule (memory.selectors ``readable_by``, whatever
+    the note's status) and ``own`` are the writer's own notes."""
+
+    total: int
+    readable: int
+    own: int
+
+
+def may_supersede(*, scope: str, older: EvidenceReach) -> bool:
+    """Whether a new open fact of a single-valued predicate may close (or be closed by) an older open fact of
+    the same (tenant, project, scope, subject, predicate) (issue 31): a write never changes the state of a fact
+    its writer cannot read.
+
+    - ``agent_private``: only a fact whose every evidence note is the writer's own (its agent_private notes in
+      that home; the key already fixes home and scope). Another agent's private fact is never touched, even
+      when it states the same thing.
+    - ``project_shared`` / ``org_shared``: only a fact whose every evidence note (notes of that home and scope
+      space) the writer may read; a fact that also rests on a note the writer cannot read is left as it is.
+    - A fact without evidence is no one's to close.
+    """
+    if older.total <= 0:
+        return False
+    if scope == AGENT_PRIVATE:
+        return older.own == older.total
+    return older.readable == older.total

@@ -9,13 +9,13 @@ from collections import defaultdict
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from elf_kernel.context import RequestContext
 from memory.models import NoteStatus
 from memory.selectors import not_expired, readable_notes
 
-from ..domain.rules import FactState, normalize
+from ..domain.rules import EvidenceReach, FactState, normalize
 from ..models import GraphEntity, GraphEntityAlias, GraphFact, GraphFactEvidence, GraphFactSupersession
 
 FACT_RELATED = ("subject_entity", "object_entity")
@@ -32,6 +32,17 @@ def visible_facts(ctx: RequestContext, scopes: tuple[str, ...] | None = None) ->
     own project: a note published to the org space after the fact was recorded carries the fact with it."""
     return (GraphFact.objects.filter(tenant_id=ctx.tenant_id)
             .filter(Exists(live_evidence(ctx, scopes).filter(fact_id=OuterRef("fact_id")))))
+
+
+def evidence_reach(ctx: RequestContext, fact_ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, EvidenceReach]:
+    """Per fact, its evidence as the writer ``ctx`` (the note's home context) sees it: how many notes, how many
+    of them readable under the read rule (any status: a deleted note of one's own is still one's own), how many
+    the writer's own. What the writer may then supersede is graph.domain.rules.may_supersede's to say."""
+    readable = readable_notes(ctx).values("note_id")
+    rows = (GraphFactEvidence.objects.filter(fact_id__in=list(fact_ids)).values("fact_id")
+            .annotate(total=Count("evidence_id"), readable=Count("evidence_id", filter=Q(note_id__in=readable)),
+                      own=Count("evidence_id", filter=Q(note__agent_id=ctx.agent_id, note__tenant_id=ctx.tenant_id))))
+    return {r["fact_id"]: EvidenceReach(r["total"], r["readable"], r["own"]) for r in rows}
 
 
 def in_state(qs: QuerySet[GraphFact], state: str, at: datetime) -> QuerySet[GraphFact]:

@@ -5,7 +5,16 @@ Per relation: the subject and an object entity are found or created, the predica
 as pending/multi), and the fact is either the equivalent open fact already there (the note is added to its
 evidence) or a new one, valid from the relation's ``valid_from`` or the time of the write. For an active,
 single-valued predicate a new open fact closes the other open facts of the same (tenant, project, scope,
-subject, predicate) and records who superseded whom, with the note that caused it.
+subject, predicate) that are in its writer's reach (graph.domain.rules.may_supersede: an agent_private fact only
+the same agent's, a shared one only one whose evidence the writer may read) and records who superseded whom,
+with the note that caused it.
+
+A note that already existed (an update, or a duplicate whose structured fields replace the stored ones) and
+whose write carries ``structured.relations`` (even an empty list) re-derives its relations: it stays evidence of
+the facts it states now and stops being evidence of every other. A fact left without evidence goes, as when its
+last evidence note is purged (the ``graph_delete_unevidenced_fact`` trigger), so it is no longer current; one
+with other evidence keeps it. A write without ``relations`` leaves the note's facts as they are, as it leaves
+its other structured fields.
 """
 
 from __future__ import annotations
@@ -21,8 +30,9 @@ from django.utils import timezone
 from elf_kernel.locks import advisory_xact_lock, lock_class
 from memory.services.note_hooks import NoteWritten
 
-from ..domain.rules import Cardinality, PredicateStatus
+from ..domain.rules import Cardinality, PredicateStatus, may_supersede
 from ..models import GraphEntity, GraphFact, GraphFactEvidence, GraphFactSupersession, GraphPredicate
+from ..selectors.facts import evidence_reach
 from .entities import upsert_entity
 from .predicates import resolve_predicate
 
@@ -40,12 +50,30 @@ def record_note_graph(event: NoteWritten) -> list[str]:
     tenant_id, project_id = event.note.tenant_id, event.note.project_id
     for entity in structured.get("entities") or []:
         upsert_entity(tenant_id=tenant_id, project_id=project_id, entity=entity)
-    warnings = []
+    warnings, stated = [], set()
     for i, relation in enumerate(structured.get("relations") or []):
-        problem = record_relation(event, relation)
+        fact, problem = record_relation(event, relation)
         if problem:
             warnings.append(f"{event.field_path}.structured.relations[{i}]: {problem}; no fact recorded")
+        else:
+            stated.add(fact.fact_id)
+    if event.op != "ADD" and isinstance(structured.get("relations"), list):
+        _drop_unstated_evidence(event.note, stated)
     return warnings
+
+
+def _drop_unstated_evidence(note, stated: set) -> None:
+    """The note stops being evidence of the facts it no longer states. A fact left without evidence is deleted
+    by the purge path's trigger (graph_delete_unevidenced_fact); its (subject, predicate) is locked first, so a
+    concurrent writer cannot add evidence to a fact that is going."""
+    gone = GraphFactEvidence.objects.filter(note_id=note.note_id).exclude(fact_id__in=stated)
+    facts = list(GraphFact.objects.filter(fact_id__in=gone.values("fact_id"))
+                 .select_related("subject_entity", "predicate_ref").order_by("subject_entity_id", "predicate_ref_id"))
+    if not facts:
+        return
+    for fact in facts:
+        _lock_subject_predicate(fact.tenant_id, fact.project_id, fact.subject_entity, fact.predicate_ref)
+    GraphFactEvidence.objects.filter(note_id=note.note_id, fact_id__in=[f.fact_id for f in facts]).delete()
 
 
 def _when(value) -> datetime | None:
@@ -56,33 +84,34 @@ def _when(value) -> datetime | None:
     return when if when.tzinfo is not None else when.replace(tzinfo=dt_timezone.utc)
 
 
-def record_relation(event: NoteWritten, relation: dict) -> str | None:
-    """Record one relation as a fact with the note as evidence; a reason when it cannot be recorded."""
+def record_relation(event: NoteWritten, relation: dict) -> tuple[GraphFact | None, str | None]:
+    """Record one relation as a fact with the note as evidence: (the fact, None), or (None, the reason it
+    cannot be recorded)."""
     note = event.note
     valid_from = _when(relation.get("valid_from")) or event.at
     valid_to = _when(relation.get("valid_to"))
     if valid_to is not None and valid_to <= valid_from:
-        return "valid_to must be later than valid_from"
+        return None, "valid_to must be later than valid_from"
     subject = upsert_entity(tenant_id=note.tenant_id, project_id=note.project_id, entity=relation["subject"])
     if subject is None:
-        return "the subject has no name"
+        return None, "the subject has no name"
     target = relation["object"]
     obj = None
     if target.get("entity") is not None:
         obj = upsert_entity(tenant_id=note.tenant_id, project_id=note.project_id, entity=target["entity"])
         if obj is None:
-            return "the object entity has no name"
+            return None, "the object entity has no name"
     elif not (target.get("value") or "").strip():
-        return "the object value is empty"
+        return None, "the object value is empty"
     predicate = resolve_predicate(tenant_id=note.tenant_id, project_id=note.project_id, name=relation["predicate"])
     _lock_subject_predicate(note.tenant_id, note.project_id, subject, predicate)
     fact = _equivalent_fact(note, subject, predicate, obj, target.get("value"), valid_from, valid_to)
     if fact is None:
         fact = _insert_fact(note, subject, predicate, obj, target.get("value"), valid_from, valid_to)
         if valid_to is None and predicate.status == PredicateStatus.ACTIVE and predicate.cardinality == Cardinality.SINGLE:
-            _supersede(fact, note.note_id)
+            _supersede(fact, event)
     _add_evidence(fact, note.note_id)
-    return None
+    return fact, None
 
 
 def _lock_subject_predicate(tenant_id: str, project_id: str, subject: GraphEntity, predicate: GraphPredicate) -> None:
@@ -119,13 +148,18 @@ def _insert_fact(note, subject, predicate, obj, value, valid_from, valid_to) -> 
         return existing
 
 
-def _supersede(new: GraphFact, note_id) -> None:
-    """Close every other open fact of the same (tenant, project, scope, subject, predicate). One that started
-    before the new fact ends where the new one starts; one that starts later stays current and closes the
-    new fact instead (the later statement wins in time, whatever order the notes arrived in)."""
-    others = list(GraphFact.objects.select_for_update().filter(
+def _supersede(new: GraphFact, event: NoteWritten) -> None:
+    """Close every other open fact of the same (tenant, project, scope, subject, predicate) in the writer's
+    reach (may_supersede; the others are left alone, whoever can read them). One that started before the new
+    fact ends where the new one starts; one that starts later stays current and closes the new fact instead
+    (the later statement wins in time, whatever order the notes arrived in)."""
+    note_id = event.note.note_id
+    candidates = list(GraphFact.objects.select_for_update().filter(
         tenant_id=new.tenant_id, project_id=new.project_id, scope=new.scope, subject_entity_id=new.subject_entity_id,
-        predicate_ref_id=new.predicate_ref_id, valid_to__isnull=True).exclude(fact_id=new.fact_id))
+        predicate_ref_id=new.predicate_ref_id, valid_to__isnull=True).exclude(fact_id=new.fact_id)
+        .order_by("valid_from", "fact_id"))
+    reach = evidence_reach(event.ctx, [f.fact_id for f in candidates])
+    others = [f for f in candidates if f.fact_id in reach and may_supersede(scope=new.scope, older=reach[f.fact_id])]
     now = timezone.now()
     for old in others:
         if old.valid_from <= new.valid_from:

@@ -1,0 +1,147 @@
+"""Graph facts and identity (issue 31 item 4), through HTTP against a real elf-api with static keys: a write never
+changes the state of a fact its writer cannot read (another agent's agent_private fact is not superseded), and a
+note update re-derives its relations (a fact it no longer states loses it as evidence, and is not current when
+no evidence is left). Facts are derived in the note's transaction, so no worker is needed."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+
+import pytest
+import requests
+
+from tests.notes_helpers import note
+
+TENANT, PROJECT = "t-graph-identity", "proj-a"
+TOKENS = {name: secrets.token_urlsafe(24) for name in ("agent-a", "agent-b", "admin")}
+KEYS = [
+    {"token_id": "agent-a", "token": TOKENS["agent-a"], "tenant_id": TENANT, "project_id": PROJECT,
+     "agent_id": "agent-a", "role": "user"},
+    {"token_id": "agent-b", "token": TOKENS["agent-b"], "tenant_id": TENANT, "project_id": PROJECT,
+     "agent_id": "agent-b", "role": "user"},
+    {"token_id": "admin", "token": TOKENS["admin"], "tenant_id": TENANT, "project_id": PROJECT,
+     "agent_id": "ops", "role": "admin"},
+]
+PREDICATES = "/v2/admin/graph/predicates"
+
+
+@pytest.fixture(scope="module")
+def svc(isolated_services_module):
+    def mutate(data):
+        data["memory"]["policy"]["min_confidence"] = 0.5
+        # Notes about one project read alike: only a key (or an identical text) makes a write an update here.
+        data["memory"].update(dup_sim_threshold=1.0, update_sim_threshold=1.0)
+        data["security"].update(auth_mode="static_keys", auth_keys=KEYS)
+
+    s = isolated_services_module("graph_identity", mutate=mutate)
+    s.start_api()
+    return s
+
+
+def bearer(who: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {TOKENS[who]}"}
+
+
+def name(base: str) -> str:
+    """A subject or predicate of this test alone (the module's tests share one tenant)."""
+    return f"{base} {uuid.uuid4().hex[:6]}"
+
+
+def relation(subject: str, predicate: str, person: str) -> dict:
+    return {"subject": {"canonical": subject, "kind": "project"}, "predicate": predicate,
+            "object": {"entity": {"canonical": person, "kind": "person"}, "value": None}}
+
+
+def write(svc, who: str, text: str, relations: list[dict], *, key: str | None = None, op: str = "ADD") -> str:
+    extra = {"key": key} if key else {}
+    r = requests.post(svc.public + "/v2/notes/ingest", headers=bearer(who), timeout=60,
+                      json={"scope": "agent_private",
+                            "notes": [note(text, structured={"relations": relations}, **extra)]})
+    assert r.status_code == 200, r.text
+    result = r.json()["results"][0]
+    assert result["op"] == op and "warnings" not in result, result
+    return result["note_id"]
+
+
+def facts(svc, who: str, subject: str, state: str = "current") -> list[dict]:
+    r = requests.get(svc.public + "/v2/graph/facts", params={"subject": subject, "state": state},
+                     headers=bearer(who), timeout=10)
+    assert r.status_code == 200, r.text
+    return r.json()["facts"]
+
+
+def objects(found: list[dict]) -> list[str]:
+    return sorted(f["object"]["entity"]["canonical"] for f in found)
+
+
+def make_single(svc, predicate: str) -> None:
+    """What an operator does: the predicate registered as pending/multi by its first use becomes active and
+    single-valued through the admin API."""
+    r = requests.get(svc.admin + PREDICATES, params={"scope": "tenant_project"}, headers=bearer("admin"), timeout=10)
+    assert r.status_code == 200, r.text
+    (pid,) = [p["predicate_id"] for p in r.json()["predicates"] if p["canonical"] == predicate]
+    r = requests.patch(f"{svc.admin}{PREDICATES}/{pid}", json={"status": "active", "cardinality": "single"},
+                       headers=bearer("admin"), timeout=10)
+    assert r.status_code == 200, r.text
+    assert (r.json()["status"], r.json()["cardinality"]) == ("active", "single")
+
+
+def test_another_agents_private_note_does_not_supersede_my_private_fact(svc):
+    subject, predicate = name("Project Larkspur"), name("led_by_person")
+    mine = write(svc, "agent-a", f"{subject} is led by Alice.", [relation(subject, predicate, "Alice")])
+    make_single(svc, predicate)
+    theirs = write(svc, "agent-b", f"{subject} is led by Bob.", [relation(subject, predicate, "Bob")])
+
+    (kept,) = facts(svc, "agent-a", subject)
+    assert objects([kept]) == ["Alice"] and kept["valid_to"] is None and kept["evidence_note_ids"] == [mine]
+    assert kept["superseded_by"] == []
+    assert facts(svc, "agent-a", subject, "historical") == []
+    (own,) = facts(svc, "agent-b", subject)  # agent-b sees its own fact only, and it closed nothing
+    assert objects([own]) == ["Bob"] and own["evidence_note_ids"] == [theirs] and own["supersedes"] == []
+
+
+def test_my_newer_private_note_supersedes_my_older_one(svc):
+    subject, predicate = name("Project Larkspur"), name("led_by_person")
+    older = write(svc, "agent-a", f"{subject} is led by Alice.", [relation(subject, predicate, "Alice")])
+    make_single(svc, predicate)
+    write(svc, "agent-b", f"{subject} is led by Bob.", [relation(subject, predicate, "Bob")])
+    newer = write(svc, "agent-a", f"{subject} is now led by Carol.", [relation(subject, predicate, "Carol")])
+
+    (current,) = facts(svc, "agent-a", subject)
+    assert objects([current]) == ["Carol"] and current["evidence_note_ids"] == [newer]
+    (closed,) = facts(svc, "agent-a", subject, "historical")
+    assert objects([closed]) == ["Alice"] and closed["evidence_note_ids"] == [older]
+    assert [link["fact_id"] for link in closed["superseded_by"]] == [current["fact_id"]]
+    assert objects(facts(svc, "agent-b", subject)) == ["Bob"]  # agent-a's write left agent-b's fact alone
+
+
+def test_a_keyed_note_updated_to_no_relations_leaves_no_current_fact(svc):
+    subject, predicate = name("Project Larkspur"), name("led_by_person")
+    key = name("larkspur-lead").replace(" ", "-")
+    first = write(svc, "agent-a", f"{subject} is led by Alice.", [relation(subject, predicate, "Alice")], key=key)
+    assert objects(facts(svc, "agent-a", subject)) == ["Alice"]
+
+    updated = write(svc, "agent-a", f"Who leads {subject} is not recorded any more.", [], key=key, op="UPDATE")
+    assert updated == first
+    for state in ("current", "historical", "future"):
+        assert [f for f in facts(svc, "agent-a", subject, state) if first in f["evidence_note_ids"]] == [], state
+
+
+def test_an_update_that_changes_the_object_re_derives_the_fact(svc):
+    subject, predicate = name("Project Larkspur"), name("led_by_person")  # pending, multi-valued
+    key = name("larkspur-lead").replace(" ", "-")
+    first = write(svc, "agent-a", f"{subject} is led by Alice.", [relation(subject, predicate, "Alice")], key=key)
+    other = write(svc, "agent-a", f"Alice has led {subject} since spring.", [relation(subject, predicate, "Alice")])
+    (shared,) = facts(svc, "agent-a", subject)
+    assert sorted(shared["evidence_note_ids"]) == sorted([first, other])
+
+    updated = write(svc, "agent-a", f"{subject} is led by Dana.", [relation(subject, predicate, "Dana")], key=key,
+                    op="UPDATE")
+    assert updated == first
+    current = facts(svc, "agent-a", subject)
+    assert objects(current) == ["Alice", "Dana"]  # Alice still rests on the other note, and only on it
+    by_object = {f["object"]["entity"]["canonical"]: f for f in current}
+    assert by_object["Alice"]["fact_id"] == shared["fact_id"] and by_object["Alice"]["evidence_note_ids"] == [other]
+    assert by_object["Dana"]["evidence_note_ids"] == [first]
+    assert facts(svc, "agent-a", subject, "historical") == []

@@ -256,13 +256,6 @@ def task_exists(owner: Owner, task_id: str) -> bool:
     return AcbTask.objects.filter(tenant_id=owner.tenant_id, project_id=owner.project_id, task_id=task_id).exists()
 
 
-def task_id_taken(owner: Owner, task_id: str) -> bool:
-    """Whether a task of another project or tenant has this id (task ids are global keys: it cannot name a task
-    here)."""
-    return AcbTask.objects.filter(task_id=task_id).exclude(tenant_id=owner.tenant_id,
-                                                           project_id=owner.project_id).exists()
-
-
 def query_decisions(reader: Reader, *, text: str | None, status: str, session_id: str | None,
                     limit: int) -> list[AcbDecision]:
     """The ledger of the reader's project as its channel may read it: full-text matches first when ``text`` is

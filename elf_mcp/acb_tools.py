@@ -100,6 +100,6 @@ def acb_tools() -> list[ToolSpec]:
             "fields that change): an event of kind task_update. Record every change of what you are working on, "
             "so the task_state section of later bundles shows the open tasks. " + RECORDED + " (task_id set: keep "
             "it for later updates). " + CONTEXT + " " + ERRORS + ", " + ENGLISH + " A new task without a title is "
-            "INVALID_REQUEST.",
+            "INVALID_REQUEST ($.title), and so is a task_id that names no task of this project ($.task_id).",
         ),
     ]

@@ -165,5 +165,9 @@ def test_tasks_are_the_projects(svc):
     r = call(svc, "agent-a", "POST", "/tasks", body={"session_id": s, "task_id": task["task_id"], "status": "done",
                                                      "title": "Taken over."})
     assert r.status_code == 400 and r.json()["fields"] == ["$.task_id"], r.text
+    # the same answer as for a task id that exists nowhere: no key learns another project's task ids
+    unknown = call(svc, "agent-a", "POST", "/tasks", body={"session_id": s, "task_id": "tsk_nowhere",
+                                                           "status": "done", "title": "Taken over."})
+    assert (unknown.status_code, unknown.json()) == (r.status_code, r.json()), unknown.text
     assert "Repaint the west dock" not in bundle_text(svc, "agent-a", s, query="repaint dock")
     assert "Repaint the west dock" in bundle_text(svc, "agent-c", s, query="repaint dock")

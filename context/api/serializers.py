@@ -103,7 +103,8 @@ class DecisionContent(StrictSerializer):
 
 
 class TaskContent(StrictSerializer):
-    task_id = ident(required=False)
+    task_id = ident(required=False, help_text="a task of the caller's project to update (400 at task_id if it names "
+                    "none); omit it to create a new task, whose id the answer gives")
     title = serializers.CharField(required=False, max_length=500)
     status = serializers.ChoiceField(choices=TASK_STATUSES, default="open")
     details = serializers.CharField(required=False, allow_blank=True, max_length=8000)

@@ -54,11 +54,14 @@ def _check_refs(owner: sel.Owner, refs: list[str]) -> None:
 
 
 def _check_task(owner: sel.Owner, content: dict, at: str) -> None:
+    """task_id updates a task of the caller's project; without it a new task is made (and needs a title). A task
+    id of another project or tenant gets the same answer as one that does not exist."""
     task_id = content.get("task_id")
-    if not content.get("title") and not (task_id and sel.task_exists(owner, task_id)):
+    if task_id and not sel.task_exists(owner, task_id):
+        raise InvalidRequest("No task of this task_id in this project: omit task_id to create a new task.",
+                             [f"{at}.task_id"])
+    if not task_id and not content.get("title"):
         raise InvalidRequest("A new task needs a title.", [f"{at}.title"])
-    if task_id and sel.task_id_taken(owner, task_id):
-        raise InvalidRequest("This task_id is taken: omit it to create a new task.", [f"{at}.task_id"])
 
 
 def _check_supersedes(owner: sel.Owner, decision_id: str, at: str) -> None:

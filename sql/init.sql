@@ -9,3 +9,4 @@ CREATE EXTENSION IF NOT EXISTS vector;
 \ir migrations/0002_tenant_indexes.sql
 \ir migrations/0003_trace_payload_storage.sql
 \ir migrations/0004_acb_project_scope.sql
+\ir migrations/0005_graph_private_fact_agent.sql

@@ -116,6 +116,22 @@ def test_my_newer_private_note_supersedes_my_older_one(svc):
     assert objects(facts(svc, "agent-b", subject)) == ["Bob"]  # agent-a's write left agent-b's fact alone
 
 
+def test_two_agents_stating_the_same_private_relation_hold_two_facts(svc):
+    subject, predicate = name("Project Larkspur"), name("led_by_person")
+    mine = write(svc, "agent-a", f"{subject} is led by Alice.", [relation(subject, predicate, "Alice")])
+    make_single(svc, predicate)
+    theirs = write(svc, "agent-b", f"I heard that Alice leads {subject}.", [relation(subject, predicate, "Alice")])
+    (a_fact,), (b_fact,) = facts(svc, "agent-a", subject), facts(svc, "agent-b", subject)
+    assert a_fact["fact_id"] != b_fact["fact_id"]
+    assert (a_fact["evidence_note_ids"], b_fact["evidence_note_ids"]) == ([mine], [theirs])
+
+    newer = write(svc, "agent-a", f"{subject} is now led by Carol.", [relation(subject, predicate, "Carol")])
+    (current,) = facts(svc, "agent-a", subject)  # agent-a's own Alice fact is closed: agent-b's note was not on it
+    assert objects([current]) == ["Carol"] and current["evidence_note_ids"] == [newer]
+    (kept,) = facts(svc, "agent-b", subject)
+    assert kept["fact_id"] == b_fact["fact_id"] and kept["valid_to"] is None
+
+
 def test_a_keyed_note_updated_to_no_relations_leaves_no_current_fact(svc):
     subject, predicate = name("Project Larkspur"), name("led_by_person")
     key = name("larkspur-lead").replace(" ", "-")

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from elf_domain.vocabulary import Scope
+
 GLOBAL_SCOPE_KEY = "__global__"
-AGENT_PRIVATE = "agent_private"
 _SPACES = re.compile(r"\s+")
 
 
@@ -113,6 +114,6 @@ def may_supersede(*, scope: str, older: EvidenceReach) -> bool:
     """
     if older.total <= 0:
         return False
-    if scope == AGENT_PRIVATE:
+    if scope == Scope.AGENT_PRIVATE:
         return older.own == older.total
     return older.readable == older.total

@@ -3,11 +3,11 @@
 
 Per relation: the subject and an object entity are found or created, the predicate resolved (or registered
 as pending/multi), and the fact is either the equivalent open fact already there (the note is added to its
-evidence) or a new one, valid from the relation's ``valid_from`` or the time of the write. For an active,
-single-valued predicate a new open fact closes the other open facts of the same (tenant, project, scope,
-subject, predicate) that are in its writer's reach (graph.domain.rules.may_supersede: an agent_private fact only
-the same agent's, a shared one only one whose evidence the writer may read) and records who superseded whom,
-with the note that caused it.
+evidence; for an agent_private note, only a fact of the same agent: private facts are per agent) or a new one,
+valid from the relation's ``valid_from`` or the time of the write. For an active, single-valued predicate a new
+open fact closes the other open facts of the same (tenant, project, scope, subject, predicate) that are in its
+writer's reach (graph.domain.rules.may_supersede: an agent_private fact only the same agent's, a shared one only
+one whose evidence the writer may read) and records who superseded whom, with the note that caused it.
 
 A note that already existed (an update, or a duplicate whose structured fields replace the stored ones) and
 whose write carries ``structured.relations`` (even an empty list) re-derives its relations: it stays evidence of
@@ -27,6 +27,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from elf_domain.vocabulary import Scope
 from elf_kernel.locks import advisory_xact_lock, lock_class
 from memory.services.note_hooks import NoteWritten
 
@@ -125,10 +126,13 @@ def _same_object(obj: GraphEntity | None, value: str | None) -> Q:
 
 
 def _equivalent_fact(note, subject, predicate, obj, value, valid_from, valid_to) -> GraphFact | None:
-    """An open relation is the open fact with the same object; a closed one, the fact with the same window."""
+    """An open relation is the open fact with the same object; a closed one, the fact with the same window.
+    An agent_private fact is its agent's: another agent's private note stating the same is another fact."""
     same = GraphFact.objects.filter(
         _same_object(obj, value), tenant_id=note.tenant_id, project_id=note.project_id, scope=note.scope,
         subject_entity=subject, predicate_ref=predicate)
+    if note.scope == Scope.AGENT_PRIVATE:
+        same = same.filter(agent_id=note.agent_id)
     if valid_to is None:
         return same.filter(valid_to__isnull=True).first()
     return same.filter(valid_from=valid_from, valid_to=valid_to).first()

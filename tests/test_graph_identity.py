@@ -53,10 +53,11 @@ def relation(subject: str, predicate: str, person: str) -> dict:
             "object": {"entity": {"canonical": person, "kind": "person"}, "value": None}}
 
 
-def write(svc, who: str, text: str, relations: list[dict], *, key: str | None = None, op: str = "ADD") -> str:
+def write(svc, who: str, text: str, relations: list[dict], *, key: str | None = None, op: str = "ADD",
+          scope: str = "agent_private") -> str:
     extra = {"key": key} if key else {}
     r = requests.post(svc.public + "/v2/notes/ingest", headers=bearer(who), timeout=60,
-                      json={"scope": "agent_private",
+                      json={"scope": scope,
                             "notes": [note(text, structured={"relations": relations}, **extra)]})
     assert r.status_code == 200, r.text
     result = r.json()["results"][0]
@@ -130,6 +131,29 @@ def test_two_agents_stating_the_same_private_relation_hold_two_facts(svc):
     assert objects([current]) == ["Carol"] and current["evidence_note_ids"] == [newer]
     (kept,) = facts(svc, "agent-b", subject)
     assert kept["fact_id"] == b_fact["fact_id"] and kept["valid_to"] is None
+
+
+def test_a_shared_note_supersedes_only_shared_facts_its_writer_may_read(svc):
+    subject, predicate = name("Project Larkspur"), name("led_by_person")
+    mine = write(svc, "agent-a", f"{subject} is led by Alice.", [relation(subject, predicate, "Alice")],
+                 scope="project_shared")
+    make_single(svc, predicate)
+    # agent-b cannot read agent-a's shared note (no grant): its own shared statement leaves agent-a's fact open.
+    write(svc, "agent-b", f"{subject} is led by Bob.", [relation(subject, predicate, "Bob")], scope="project_shared")
+    (kept,) = facts(svc, "agent-a", subject)
+    assert objects([kept]) == ["Alice"] and kept["evidence_note_ids"] == [mine] and kept["valid_to"] is None
+
+    grant = requests.post(svc.public + "/v2/spaces/team_shared/grants", headers=bearer("agent-a"), timeout=10,
+                          json={"grantee_kind": "agent", "grantee_agent_id": "agent-b"})
+    assert grant.status_code == 200, grant.text
+    later = write(svc, "agent-b", f"Since today Erin leads {subject}.", [relation(subject, predicate, "Erin")],
+                  scope="project_shared")
+    (closed,) = facts(svc, "agent-a", subject, "historical")  # now agent-b may read it, and its write closes it
+    assert closed["fact_id"] == kept["fact_id"]
+    assert closed["superseded_by"] == []  # the fact that closed it rests on agent-b's note, which agent-a cannot read
+    (current,) = facts(svc, "agent-b", subject)  # agent-b's own Bob fact is closed too
+    assert objects([current]) == ["Erin"] and current["evidence_note_ids"] == [later]
+    assert sorted(objects(facts(svc, "agent-b", subject, "historical"))) == ["Alice", "Bob"]
 
 
 def test_a_keyed_note_updated_to_no_relations_leaves_no_current_fact(svc):

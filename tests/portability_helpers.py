@@ -76,6 +76,9 @@ def seed_tenant(svc, tenant: str) -> dict[str, str]:
         ("decision", {"decision": "Deploy the scheduler on Fridays."}, ("agent", "a1")),
         ("decision", {"decision": "Deploy the scheduler on Tuesdays."}, ("agent", "a1")),
         ("task_update", {"title": "Migrate the ferry timetable", "status": "doing"}, ("agent", "a1")),
+        # over 64 KB: the full output becomes an artifact
+        ("tool_result", {"tool": "read_file", "path": "timetable.csv", "output": "dep,arr,quay\n" * 6000},
+         ("tool", "fs")),
     ):
         if kind == "decision" and first:
             content = {**content, "supersedes": first}

@@ -117,6 +117,23 @@ def test_a_round_trip_into_a_fresh_database_returns_the_same_notes(source, expor
     assert {query: search_ids(target, query, TENANT) for query, _ in SEARCHES} == source.searched
 
 
+def test_an_export_made_before_artifacts_had_a_project_still_imports(source, exports, isolated_services_module,
+                                                                     tmp_path):
+    """An export written before migration 0004 has no acb_artifacts.project_id: the row takes its event's."""
+    lines = [json.loads(line) for line in exports["plain"].read_text().splitlines()]
+    artifacts = [r["row"] for r in lines if r["kind"] == "acb_artifacts"]
+    assert artifacts and all(a["project_id"] == "p1" for a in artifacts)
+    for a in artifacts:
+        del a["project_id"]
+    old = tmp_path / "before-0004.jsonl"
+    old.write_text("".join(json.dumps(r) + "\n" for r in lines))
+    target = isolated_services_module("import_old")
+    done = manage(target, "import_tenant", "--in", str(old), "--tenant", "oldco")
+    assert done.returncode == 0, done.stderr
+    got = rows(target, "SELECT artifact_id, project_id FROM acb_artifacts WHERE tenant_id = %s", ("oldco",))
+    assert sorted(got) == sorted((a["artifact_id"], "p1") for a in artifacts)
+
+
 def test_an_import_with_vectors_under_another_name_embeds_nothing(source, exports, isolated_services_module):
     target = isolated_services_module("import_vec")
     start_services(target)

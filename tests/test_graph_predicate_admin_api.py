@@ -157,7 +157,7 @@ def test_allowed_status_moves(svc, start, end):
 
 
 def test_cardinality_change_and_both_at_once(svc):
-    pid = insert_predicate(svc, "__project__:p1", "reports to")  # the project scope is changeable too
+    pid = insert_predicate(svc, "t1:p1", "reports to")
     r = patch(svc, pid, {"cardinality": "single", "status": None})
     assert r.status_code == 200 and (r.json()["cardinality"], r.json()["status"]) == ("single", "pending")
     r = patch(svc, pid, {"status": "active", "cardinality": "multi"})
@@ -246,9 +246,9 @@ def test_alias_taken_in_the_scope_is_409(svc):
     assert_error(add_alias(svc, other, "Owns"), 409, "ALIAS_CONFLICT", ["$.alias"])
     assert get_aliases(svc, other).json()["aliases"] == []
     # The same phrase in another scope is another name.
-    elsewhere = insert_predicate(svc, "__project__:p1", "has")
-    r = add_alias(svc, elsewhere, "possesses")
-    assert r.status_code == 200 and r.json()["aliases"][0]["scope_key"] == "__project__:p1"
+    elsewhere = insert_predicate(svc, "t1:p2", "has")
+    r = add_alias(svc, elsewhere, "possesses", headers("t1", "p2"))
+    assert r.status_code == 200 and r.json()["aliases"][0]["scope_key"] == "t1:p2"
 
 
 def test_alias_refusals(svc):
@@ -281,12 +281,19 @@ def test_another_tenant_or_project_cannot_see_or_change(svc, tenant, project):
     assert db_row(svc, pid)[0] == "pending" and get_aliases(svc, pid).json()["aliases"] == []
 
 
-def test_project_scope_is_shared_by_the_project_only(svc):
+def test_project_scope_is_seen_by_the_project_and_changed_by_no_tenant(svc):
+    """A __project__:p predicate is shared by every tenant's project p: one tenant's key changing it would change
+    another tenant's supersession (issue 31), so the API refuses it (an operator uses the Django admin)."""
     pid = insert_predicate(svc, "__project__:p1", "collaborates with")
-    assert patch(svc, pid, {"status": "active"}, headers("t2", "p1")).status_code == 200
+    for tenant in ("t1", "t2"):
+        assert pid in [p["predicate_id"] for p in list_predicates(svc, headers(tenant, "p1")).json()["predicates"]]
+        assert_error(patch(svc, pid, {"status": "active"}, headers(tenant, "p1")), 403, "FORBIDDEN",
+                     ["$.path.predicate_id"])
+        assert_error(add_alias(svc, pid, "works with", headers(tenant, "p1")), 403, "FORBIDDEN",
+                     ["$.path.predicate_id"])
     assert_error(patch(svc, pid, {"status": "deprecated"}, headers("t1", "p2")), 404, "NOT_FOUND",
                  ["$.path.predicate_id"])
-    assert db_row(svc, pid)[0] == "active"
+    assert db_row(svc, pid)[0] == "pending" and get_aliases(svc, pid).json()["aliases"] == []
 
 
 def test_unknown_predicate_is_404(svc):

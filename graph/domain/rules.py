@@ -49,8 +49,11 @@ def tenant_project_key(tenant_id: str, project_id: str) -> str:
     return f"{tenant_id}:{project_id}"
 
 
+PROJECT_SCOPE_PREFIX = "__project__:"
+
+
 def project_key(project_id: str) -> str:
-    return f"__project__:{project_id}"
+    return f"{PROJECT_SCOPE_PREFIX}{project_id}"
 
 
 def resolution_order(tenant_id: str, project_id: str) -> tuple[str, str, str]:
@@ -69,10 +72,18 @@ class MoveRefusal:
     message: str
 
 
-def check_predicate_change(*, scope_key: str, current: str, new_status: str | None) -> MoveRefusal | None:
-    """None when a predicate may change (status and/or cardinality) from ``current`` to ``new_status``."""
+def check_predicate_change(*, scope_key: str, current: str, new_status: str | None,
+                           by_tenant_key: bool = False) -> MoveRefusal | None:
+    """None when a predicate may change (status and/or cardinality) from ``current`` to ``new_status``.
+
+    ``by_tenant_key``: the change comes with an API key, which speaks for one tenant. A ``__project__:p``
+    predicate is shared by every tenant's project ``p``, so no tenant's key changes it (only an operator in the
+    Django admin does): a key never changes what belongs to another tenant."""
     if scope_key == GLOBAL_SCOPE_KEY:
         return MoveRefusal(403, "FORBIDDEN", "Global predicates are immutable.")
+    if by_tenant_key and scope_key.startswith(PROJECT_SCOPE_PREFIX):
+        return MoveRefusal(403, "FORBIDDEN", "This predicate is shared by every tenant's project of this id: an "
+                           "operator changes it in the Django admin, not an API key.")
     if current == PredicateStatus.DEPRECATED:
         return MoveRefusal(409, "PREDICATE_DEPRECATED", "Deprecated predicates cannot be modified.")
     if new_status is not None and new_status != current and (current, new_status) not in STATUS_MOVES:

@@ -1,6 +1,7 @@
 """Operator changes to the predicate registry (spec v2 section 14, supplement section 2): status and
 cardinality moves, and aliases. Used by the admin API and by the Django admin's actions, so the rules of
-graph.domain.rules hold on both paths: global predicates are immutable (403), deprecated ones final (409),
+graph.domain.rules hold on both paths: global predicates are immutable (403), project-wide ones (shared by every
+tenant's project of that id) change only in the Django admin (403 with a key), deprecated ones final (409),
 and only pending->active, pending->deprecated and active->deprecated are moves (400 otherwise).
 
 Each change locks the predicate row first, so two concurrent changes are checked one after the other.
@@ -65,7 +66,8 @@ def update_predicate(
     if cardinality is not None and cardinality not in set(Cardinality):
         raise InvalidRequest(f"Unknown cardinality {cardinality!r}.", ["$.cardinality"])
     predicate = visible_predicate(ctx, predicate_id, for_update=True)
-    _refuse(check_predicate_change(scope_key=predicate.scope_key, current=predicate.status, new_status=status))
+    _refuse(check_predicate_change(scope_key=predicate.scope_key, current=predicate.status, new_status=status,
+                                   by_tenant_key=ctx is not None))
     changes: dict[str, str] = {}
     if status is not None and status != predicate.status:
         changes["status"] = status
@@ -89,7 +91,8 @@ def add_predicate_alias(
     canonical name: resolution would be ambiguous), PredicateRefused for a global or deprecated predicate.
     """
     predicate = visible_predicate(ctx, predicate_id, for_update=True)
-    _refuse(check_predicate_change(scope_key=predicate.scope_key, current=predicate.status, new_status=None))
+    _refuse(check_predicate_change(scope_key=predicate.scope_key, current=predicate.status, new_status=None,
+                                   by_tenant_key=ctx is not None))
     alias_norm = normalize(alias)
     if not alias_norm:
         raise InvalidRequest("alias must not be empty.", ["$.alias"])

@@ -27,12 +27,9 @@ class Owner:
     project_id: str
 
 
-@dataclass(frozen=True)
-class Reader:
-    """A direct read (decision ledger, artifacts) of a project's log, as a bundle of ``channel`` would read it."""
+class ChannelRules:
+    """PRD 9.1 for a read made as a bundle of ``self.channel``: the channels it sees and the sensitivities it loads."""
 
-    tenant_id: str
-    project_id: str
     channel: str
 
     @property
@@ -45,7 +42,16 @@ class Reader:
 
 
 @dataclass(frozen=True)
-class View:
+class Reader(ChannelRules):
+    """A direct read (decision ledger, artifacts) of a project's log, as a bundle of ``channel`` would read it."""
+
+    tenant_id: str
+    project_id: str
+    channel: str
+
+
+@dataclass(frozen=True)
+class View(ChannelRules):
     """What one bundle may read."""
 
     tenant_id: str
@@ -53,14 +59,6 @@ class View:
     session_id: str
     agent_id: str
     channel: str
-
-    @property
-    def channels(self) -> list[str]:
-        return list(VISIBLE_CHANNELS[self.channel])
-
-    @property
-    def sensitivities(self) -> list[str]:
-        return list(ALLOWED_SENSITIVITIES[self.channel])
 
     @property
     def ctx(self) -> RequestContext:

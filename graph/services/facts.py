@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from elf_domain.vocabulary import Scope
 from elf_kernel.locks import advisory_xact_lock, lock_class
+from memory.models import NoteOp
 from memory.services.note_hooks import NoteWritten
 
 from ..domain.rules import Cardinality, PredicateStatus, may_supersede
@@ -58,7 +59,7 @@ def record_note_graph(event: NoteWritten) -> list[str]:
             warnings.append(f"{event.field_path}.structured.relations[{i}]: {problem}; no fact recorded")
         else:
             stated.add(fact.fact_id)
-    if event.op != "ADD" and isinstance(structured.get("relations"), list):
+    if event.op != NoteOp.ADD and isinstance(structured.get("relations"), list):
         _drop_unstated_evidence(event.note, stated)
     return warnings
 

@@ -4,7 +4,7 @@ come back and does not is a miss. Every body is also scanned for serials the rea
 
 from __future__ import annotations
 
-from tests.isolation_client import Client
+from tests.isolation_client import BASE_CLIENT, Client
 from tests.isolation_model import CHANNELS, PROFILES, SHARED, Ident, serials
 from tests.isolation_ops import CORE_KEYS, LEAD_SUBJECT
 
@@ -242,8 +242,9 @@ class Checks(Client):
         """The project's ledger, as a bundle of ``channel`` (default private) may load it."""
         status, session = self.rng.choice(("active", "superseded", "all")), self.rng.choice((None, "r1", "r2"))
         channel = self.rng.choice((None, *CHANNELS))
-        params = {**self.own_ids(ident), "status": status, "limit": 200, **({"session_id": session} if session else {}),
-                  **({"channel": channel} if channel else {})}
+        channel = None if BASE_CLIENT else channel  # the base commit's queries take no channel
+        params = {**self.query_ids(ident, channel), "status": status, "limit": 200,
+                  **({"session_id": session} if session else {})}
         got = self.call("GET", "/api/v1/decisions/query", ident, params=params)["decisions"]
         want = {i for i, d in self.world.decisions.items() if self.world.decision_loads(i, ident, channel or "private")
                 and status in ("all", d.status) and session in (None, d.session)}
@@ -263,9 +264,10 @@ class Checks(Client):
                 return
             artifact_id = self.probe_rng.choice(candidates)
         channel = self.rng.choice((None, *CHANNELS))
+        channel = None if BASE_CLIENT else channel  # the base commit's queries take no channel
         allowed = self.world.artifact_loads(artifact_id, ident, channel or "private")
         serial = self.world.artifacts.get(artifact_id, (None, None))[1]
-        params = {**self.own_ids(ident), **({"channel": channel} if channel else {})}
+        params = self.query_ids(ident, channel)
         r = self.request("GET", f"/api/v1/artifacts/{artifact_id}", ident, params=params)
         where = self.world.events[self.world.artifacts[artifact_id][2]] if artifact_id in self.world.artifacts else None
         if r.status_code == 200 and not allowed:

@@ -21,7 +21,9 @@ from tests.isolation_model import Ident, World, serials
 SETTLE_TIMEOUT_S = 60
 SERIALS_PER_EXAMPLE = 1_000_000
 PROJECTS, AGENTS, ADMIN_AGENT = ("p1", "p2"), ("a1", "a2", "a3"), "admin"
-RESTATE_IDS = os.environ.get("ELF_ISOLATION_RESTATE_IDS") == "1"
+# ELF_ISOLATION_BASE_CLIENT=1: requests as a client of the base commit e45159e had to make them (every body id
+# stated; the /api/v1 queries name tenant_id only and no channel), so that a run there reaches its holes
+BASE_CLIENT = os.environ.get("ELF_ISOLATION_BASE_CLIENT") == "1"
 
 
 def example_tenants(index: int) -> tuple[str, str]:
@@ -78,7 +80,7 @@ class Client:
     """One example: its world, its tenants, its random stream and its HTTP session."""
 
     def __init__(self, svc, ledger: Ledger, seed: str, index: int, key_seed: str, locked=None):
-        self.svc, self.ledger, self.name, self.locked = svc, ledger, f"x{index}", locked
+        self.svc, self.ledger, self.name, self.locked, self.index = svc, ledger, f"x{index}", locked, index
         self.key_seed = key_seed
         self.rng = random.Random(seed)
         # whether a request restates its key's ids (headers, body ids): its own stream, as for probes
@@ -121,12 +123,16 @@ class Client:
         return h
 
     def own_ids(self, ident: Ident) -> dict[str, str]:
-        """tenant_id, project_id and agent_id of a body or query: each left out (the key's) or restated; all
-        restated with ELF_ISOLATION_RESTATE_IDS=1 (as a client of the base commit had to: there the ids of
-        /api/v1 bodies and queries are required, so only then does a run on it reach the holes)."""
-        every = RESTATE_IDS
+        """tenant_id, project_id and agent_id of a body: each left out (the key's) or restated (all of them
+        with BASE_CLIENT)."""
         return {k: v for k, v in zip(("tenant_id", "project_id", "agent_id"), ident)
-                if self.restate_rng.random() < 0.5 or every}
+                if self.restate_rng.random() < 0.5 or BASE_CLIENT}
+
+    def query_ids(self, ident: Ident, channel: str | None) -> dict[str, str]:
+        """The ids and channel of an /api/v1 query string (BASE_CLIENT: tenant_id only, no channel)."""
+        if BASE_CLIENT:
+            return {"tenant_id": ident[0]}
+        return {**self.own_ids(ident), **({"channel": channel} if channel else {})}
 
     def request(self, method: str, path: str, ident: Ident, *, admin: bool = False, profile: str | None = None,
                 context: dict | None = None, base: str | None = None, **kw) -> requests.Response:

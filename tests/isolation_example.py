@@ -13,7 +13,7 @@ from tests.isolation_ops import Ops
 OPS = (("op_add", 12), ("op_grant", 7), ("op_revoke", 5), ("op_publish", 5), ("op_unpublish", 3),
        ("op_delete", 3), ("op_doc_put", 6), ("op_doc_publish", 3), ("op_doc_unpublish", 2), ("op_doc_delete", 3),
        ("op_core_upsert", 6), ("op_core_delete", 2), ("op_policy_upsert", 2), ("op_run_end", 2), ("op_event", 10),
-       ("op_big_tool_result", 2), ("op_probe", 4), ("op_identity_probe", 8), ("op_mcp", 6), ("op_scope_denied", 2),
+       ("op_big_tool_result", 2), ("op_probe", 5), ("op_identity_probe", 12), ("op_mcp", 8), ("op_scope_denied", 2),
        ("op_lead", 8))
 NOTE_READS = ("check_search", "check_list", "check_facts", "check_entity")
 DOC_READS = ("check_doc_search", "check_some_docs")

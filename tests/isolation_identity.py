@@ -18,24 +18,29 @@ BODY_ROUTES = ("POST /api/v1/events", "POST /api/v1/events actor", "POST /api/v1
 HEADER_ROUTES = ("POST /v2/notes/ingest", "POST /v2/docs", "POST /v2/core-memory/entries",
                  "POST /v2/core-memory/resolve", "GET /v2/graph/facts", "GET /v2/notes", "POST /v2/searches")
 QUERY_ROUTES = ("GET /api/v1/artifacts/{id}", "GET /api/v1/decisions/query", "GET /v1/memory/list")
+# every (where, route), taken in turn from an offset of the example's index, so a short run probes each one
+PROBES = tuple(("body", r) for r in BODY_ROUTES) + tuple(("header", r) for r in HEADER_ROUTES) + tuple(
+    ("query", r) for r in QUERY_ROUTES)
 
 
 class IdentityProbes(Client):
-    def other_identity(self, ident: Ident) -> tuple[str, Ident]:
-        """Which id differs (tenant, project or agent) and the identity it names."""
+    def other_identity(self, ident: Ident, field: str) -> tuple[str, Ident]:
+        """The identity that differs from ``ident`` in ``field`` (tenant, project or agent)."""
         t, p, a = ident
-        field = self.rng.choice(FIELDS)
         if field == "tenant_id":
             return field, (next(x for x in self.tenants if x != t), p, a)
         if field == "project_id":
             return field, (t, "p2" if p == "p1" else "p1", a)
         return field, (t, p, self.rng.choice([x for x in ("a1", "a2", "a3") if x != a]))
 
+    identity_probes = 0
+
     def op_identity_probe(self, ident: Ident) -> list[str]:
-        where = self.rng.choice(("body", "header", "query"))
-        field, other = self.other_identity(ident)
+        turn = self.index * 3 + self.identity_probes  # every route in turn, and the field that differs with it
+        self.identity_probes += 1
+        where, route = PROBES[turn % len(PROBES)]
+        field, other = self.other_identity(ident, FIELDS[turn % len(FIELDS)])
         s = self.serial()
-        route = self.rng.choice({"body": BODY_ROUTES, "header": HEADER_ROUTES, "query": QUERY_ROUTES}[where])
         if where == "body":
             r, path = self._body_probe(ident, other, field, route, s)
         elif where == "header":
@@ -53,6 +58,7 @@ class IdentityProbes(Client):
                 self.ledger.refusals[f"{where} {field}"] += 1
         self._nothing_stored(ident, route, s)
         self.facet("identity probe", where, field)
+        self.facet("identity route", route)
         return []
 
     def _body_probe(self, ident: Ident, other: Ident, field: str, route: str, s: int):

@@ -10,17 +10,20 @@ import logging
 import tomllib
 
 from tests.conftest import dumps, free_port, mcp_call, start_elf_mcp
-from tests.isolation_client import Client
+from tests.isolation_client import BASE_CLIENT, Client
 from tests.isolation_model import CHANNELS, Event, Ident, Owned
 
 FIELDS = ("tenant_id", "project_id", "agent_id")
 READ_PROFILE = "private_plus_project"
+KINDS = ("probe", "record", "build", "decisions", "probe", "note", "notes", "artifact")
 
 
 class McpSurface(Client):
     mcp_proc = None
     mcp_url: str | None = None
     mcp_ident: Ident | None = None
+    mcp_probes = 0
+    mcp_calls = 0
 
     def mcp_start(self) -> None:
         logging.getLogger("httpx2").setLevel(logging.WARNING)  # the MCP client logs every request
@@ -47,7 +50,8 @@ class McpSurface(Client):
     def op_mcp(self, ident: Ident) -> list[str]:
         """One MCP call as the example's MCP identity (``ident`` is not used: elf-mcp acts for one identity)."""
         me = self.mcp_ident
-        kind = self.rng.choice(("record", "note", "build", "decisions", "notes", "artifact", "probe", "probe"))
+        kind = KINDS[(self.index + self.mcp_calls) % len(KINDS)]  # each kind in turn
+        self.mcp_calls += 1
         getattr(self, f"_mcp_{kind}")(me)
         with self.ledger.lock:
             self.ledger.mcp[kind] += 1
@@ -94,6 +98,7 @@ class McpSurface(Client):
 
     def _mcp_decisions(self, me: Ident) -> None:
         channel = self.rng.choice((None, *CHANNELS))
+        channel = None if BASE_CLIENT else channel  # the base commit's queries take no channel
         args = {"status": "all", "limit": 200, **({"channel": channel} if channel else {})}
         got = self.tool("elf_acb_query_decisions", args)["decisions"]
         want = {i for i in self.world.decisions if self.world.decision_loads(i, me, channel or "private")}
@@ -130,7 +135,8 @@ class McpSurface(Client):
 
     def _mcp_probe(self, me: Ident) -> None:
         """A tool call naming another tenant, project or agent: refused by elf-mcp, nothing sent."""
-        field = self.rng.choice(FIELDS)
+        field = FIELDS[(self.index + self.mcp_probes) % len(FIELDS)]  # each in turn
+        self.mcp_probes += 1
         t, p, a = me
         value = {"tenant_id": next(x for x in self.tenants if x != t), "project_id": "p2" if p == "p1" else "p1",
                  "agent_id": self.rng.choice([x for x in ("a1", "a2", "a3") if x != a])}[field]

@@ -13,7 +13,8 @@ Rules (supplement section 7, doc-extension-v1, core-memory-markdown, agent-memor
   an entity is readable when a visible fact names it. A note update re-derives the note's relations: a fact
   it no longer states loses that evidence (and, with none left, is listed nowhere). A new fact of an active
   single-valued predicate closes the current facts of the same (tenant, project, scope, subject, predicate),
-  and for agent_private only those of the same agent (state=current lists what is not closed);
+  in the writer's reach: for agent_private only the same agent's, for a shared scope only those whose
+  evidence the writer may read (state=current lists what is not closed);
 - core memory: PROFILE.md belongs to (tenant, project), SESSION.md to (tenant, project, run), POLICY.md to the
   tenant; resolve answers Policy > Profile > Session;
 - core memory resolve without keys lists the keys of the caller's PROFILE.md and SESSION.md only (a key only
@@ -190,16 +191,19 @@ class World:
             f.note_id = None
         return len(gone)
 
-    def add_fact(self, serial: int, fact: Fact) -> bool:
-        """Record a fact; with its predicate single-valued, close the open facts it supersedes. Whether another
-        agent's open agent_private fact of the same key was left open (the rule's other half)."""
+    def add_fact(self, serial: int, fact: Fact, writer: Ident) -> bool:
+        """Record a fact; with its predicate single-valued, close the open facts it supersedes: those in the
+        writer's reach (an agent_private fact only the same agent's; a shared one only one whose evidence note
+        the writer may read). Whether another agent's open agent_private fact of the same key was left open."""
         kept_other = False
         if (*fact.entity[:2], fact.predicate) in self.single:
             for f in self.facts.values():
                 if (f.entity, f.predicate, f.scope) != (fact.entity, fact.predicate, fact.scope) or f.superseded:
                     continue
-                if fact.scope == "agent_private" and f.agent != fact.agent:
-                    kept_other = kept_other or f.note_id is not None
+                if f.note_id is None:
+                    continue  # no evidence left: listed nowhere, whatever it is
+                if fact.scope == "agent_private" and f.agent != fact.agent or not self.live_evidence(f, writer):
+                    kept_other = kept_other or fact.scope == "agent_private"
                     continue
                 f.superseded = True
         self.facts[serial] = fact

@@ -21,6 +21,8 @@ def _stored(scope: str) -> str:
 
 
 class Ops(Client):
+    cross_probes = 0
+
     # --- notes and grants ---
 
     def op_add(self, ident: Ident) -> list[str]:
@@ -46,7 +48,7 @@ class Ops(Client):
                     self.facet("graph", "update re-derives")
         # the relation is recorded whatever the op, with the note as evidence, in the note's project at write
         self.world.add_fact(s, Fact((ident[0], self.world.notes[nid].home, subject), nid, agent=ident[2],
-                                    scope=stored))
+                                    scope=stored), ident)
         self.ledger.remember("note", nid, ident[0])
         self.pending["notes"].add(nid)
         self.facet("note scope", stored)
@@ -85,7 +87,7 @@ class Ops(Client):
         self.world.keyed[nid] = key
         if relations:
             fact = Fact((ident[0], ident[1], LEAD_SUBJECT), nid, LEAD_PREDICATE, ident[2], stored)
-            if self.world.add_fact(s, fact):
+            if self.world.add_fact(s, fact, ident):
                 self.facet("graph", "other agent's private fact stays current")
             self._make_single(ident)
         self.ledger.remember("note", nid, ident[0])
@@ -363,10 +365,11 @@ class Ops(Client):
 
     def _decision(self, ident: Ident, s: int, session: str, channel: str, sensitivity: str) -> list[str]:
         content = {"decision": f"Use the {self.words(2)} route, serial {s}", "rationale": [f"it is {self.words(2)}"]}
-        active = sorted(i for i, d in self.world.decisions.items()
-                        if (d.tenant, d.project) == ident[:2] and d.status == "active")
-        if active and self.rng.random() < 0.4:
+        active = sorted(i for i, d in self.world.decisions.items() if d.status == "active")
+        if active and self.rng.random() < 0.5:  # supersede one, as an agent of its project (the project's ledger)
             content["supersedes"] = self.rng.choice(active)
+            d = self.world.decisions[content["supersedes"]]
+            ident = (d.tenant, d.project, ident[2])
         flat = sensitivity != "secret" and self.rng.random() < 0.3
         out = self._record(ident, "decision", content, session=session, channel=channel, sensitivity=sensitivity,
                            serial=s, path="/api/v1/decisions" if flat else "/api/v1/events")
@@ -414,29 +417,40 @@ class Ops(Client):
     def op_probe(self, ident: Ident) -> list[str]:
         w, here = self.world, ident[:2]
         targets = {
-            "supersede": sorted(i for i, d in w.decisions.items() if (d.tenant, d.project) != here and d.status == "active"),
+            # another project's decision, active or superseded: 404 alike (a 409 would tell it exists)
+            "supersede": sorted(i for i, d in w.decisions.items() if (d.tenant, d.project) != here),
             "task": sorted(i for i, t in w.tasks.items() if (t.tenant, t.project) != here),
             "refs": sorted(w.foreign_ids(*here)),
         }
         kinds = [k for k in ("supersede", "task", "refs") if targets[k]]
         if not kinds:
             return []
-        kind = self.rng.choice(kinds)
+        turn = ("supersede", "task", "refs")[(self.index + self.cross_probes) % 3]  # each kind in turn
+        self.cross_probes += 1
+        kind = turn if turn in kinds else self.rng.choice(kinds)
         target = self.rng.choice(targets[kind])
         base = {**self._acb_body(ident, "r1"), "channel": "private"}
         s = self.serial()
         if kind == "supersede":
             body = {**base, "decision": f"Override serial {s}", "supersedes": target}
-            self.call("POST", "/api/v1/decisions", ident, json=body, expect=404)
+            self._refused(ident, "POST", "/api/v1/decisions", body, 404, f"supersedes {target} of another project")
         elif kind == "task":
             self._probe_task(ident, target, base, s)
         else:
             body = {**base, "actor": {"type": "agent", "id": ident[2]}, "kind": "message",
                     "content": {"text": f"Probe serial {s}"}, "refs": [target]}
-            self.call("POST", "/api/v1/events", ident, json=body, expect=400)
+            self._refused(ident, "POST", "/api/v1/events", body, 400, f"refs {target} of another project")
         with self.ledger.lock:
             self.ledger.probes[kind] += 1
         return []
+
+    def _refused(self, ident: Ident, method: str, path: str, body: dict, status: int, what: str) -> None:
+        """A write naming another project's id: ``status``; a 200 is a leak (it wrote across projects)."""
+        r = self.request(method, path, ident, json=body)
+        if r.status_code == 200:
+            self.leak(ident, f"{method} {path} naming {what}: 200 {r.text[:200]}")
+        else:
+            assert r.status_code == status, f"{self.where()}: {method} {path}: {r.status_code} {r.text[:500]}"
 
     def _probe_task(self, ident: Ident, task_id: str, base: dict, s: int) -> None:
         """A task update naming another project's task: refused (that task is left as it was, which its own

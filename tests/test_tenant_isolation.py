@@ -30,6 +30,7 @@ import pytest
 
 from tests.isolation_client import Ledger, auth_keys
 from tests.isolation_example import OPS, Example
+from tests.isolation_identity import PROBES
 
 CI_OPS = 360
 SEED = os.environ.get("ELF_ISOLATION_SEED", "20261121")
@@ -93,6 +94,7 @@ def _required_facets() -> set[tuple]:
     out |= {("decision superseded",), ("foreign", "note"), ("foreign", "doc")}
     # keys: another identity's id in a body, a header and a query string, for each of tenant, project and agent
     out |= {("identity probe", w, f) for w in ("body", "header", "query") for f in ids}
+    out |= {("identity route", route) for _, route in PROBES}
     out |= {("artifact", "another project"), ("artifact", "another tenant")}
     out |= {("write_allowed false", w) for w in ("doc put", "doc publish", "note")}
     # MCP: writes, reads of every kind, and a refused call naming each of the other ids
@@ -129,6 +131,10 @@ def test_no_read_crosses_a_tenant_a_scope_or_a_grant(svc, locked):
           f"  MCP calls: {dict(sorted(ledger.mcp.items()))}\n"
           f"  not exercised: {unexercised}\n"
           f"leaks found: {len(ledger.leaks)}, misses found: {len(ledger.misses)}")
+    if ledger.leaks or ledger.misses:  # every one, for the record (the assertions quote the first 20)
+        found = svc.workdir / "isolation-findings.txt"
+        found.write_text("".join(f"LEAK {x}\n" for x in ledger.leaks) + "".join(f"MISS {x}\n" for x in ledger.misses))
+        print(f"  every leak and miss: {found}")
     assert not errors, f"{len(errors)} examples failed; the first:\n{errors[0]}"
     assert not ledger.leaks, f"seed {seed}: {len(ledger.leaks)} leaks, the first:\n" + "\n".join(ledger.leaks[:20])
     assert not ledger.misses, f"seed {seed}: {len(ledger.misses)} misses, the first:\n" + "\n".join(ledger.misses[:20])

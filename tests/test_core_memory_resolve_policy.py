@@ -9,20 +9,14 @@ only POLICY.md has is never enumerated; named in ``keys`` it resolves over all t
 
 from __future__ import annotations
 
-import secrets
 
 import pytest
 import requests
 
-TOKENS = {name: secrets.token_urlsafe(24) for name in ("a", "c", "admin")}
-KEYS = [
-    {"token_id": "agent-a", "token": TOKENS["a"], "tenant_id": "t1", "project_id": "proj-a", "agent_id": "agent-a",
-     "role": "user"},
-    {"token_id": "agent-c", "token": TOKENS["c"], "tenant_id": "t1", "project_id": "proj-b", "agent_id": "agent-c",
-     "role": "user"},
-    {"token_id": "admin", "token": TOKENS["admin"], "tenant_id": "t1", "project_id": "proj-a", "agent_id": "ops",
-     "role": "admin"},
-]
+from tests.keys_helpers import Keys
+
+KEYS = Keys(("a", "t1", "proj-a", "agent-a"), ("c", "t1", "proj-b", "agent-c"),
+            ("admin", "t1", "proj-a", "ops", "admin"))
 POLICY_ONLY = {"scope": "policy", "kind": None, "priority": None, "updated_at": None, "source": None, "ttl": None,
                "expires_at": None}
 
@@ -30,11 +24,11 @@ POLICY_ONLY = {"scope": "policy", "kind": None, "priority": None, "updated_at": 
 @pytest.fixture(scope="module")
 def svc(isolated_services_module):
     def mutate(data: dict) -> None:
-        data["security"].update(auth_mode="static_keys", auth_keys=KEYS)
+        KEYS.configure(data)
 
     s = isolated_services_module("core_memory_resolve_policy", mutate=mutate)
     s.start_api()
-    admin = {"Authorization": f"Bearer {TOKENS['admin']}"}
+    admin = KEYS.bearer("admin")
     for key, value in (("guard.secret_codename", "Bluebird"), ("response.language", "en-GB")):
         r = requests.post(s.admin + "/v2/admin/core-memory/entries", headers=admin, timeout=30, json={
             "scope": "policy", "kind": "instruction", "key": key, "value": value, "reason": "house rule"})
@@ -48,7 +42,7 @@ def svc(isolated_services_module):
 
 
 def bearer(who: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {TOKENS[who]}"}
+    return KEYS.bearer(who)
 
 
 def resolve(svc, who: str, **body) -> dict[str, dict]:

@@ -8,25 +8,20 @@ publish, which ensures the space's project grant): a reader still needs a space 
 
 from __future__ import annotations
 
-import secrets
 
 import pytest
 import requests
 
-TOKENS = {name: secrets.token_urlsafe(24) for name in ("a", "b")}
-KEYS = [
-    {"token_id": "agent-a", "token": TOKENS["a"], "tenant_id": "t1", "project_id": "proj-a", "agent_id": "agent-a",
-     "role": "user"},
-    {"token_id": "agent-b", "token": TOKENS["b"], "tenant_id": "t1", "project_id": "proj-a", "agent_id": "agent-b",
-     "role": "user"},
-]
+from tests.keys_helpers import Keys
+
+KEYS = Keys(("a", "t1", "proj-a", "agent-a"), ("b", "t1", "proj-a", "agent-b"))
 CONTENT = "Runbook: the nightly backup starts at two and is checked by the on-call engineer every morning."
 
 
 @pytest.fixture(scope="module")
 def svc(isolated_services_module):
     def mutate(data: dict) -> None:
-        data["security"].update(auth_mode="static_keys", auth_keys=KEYS)
+        KEYS.configure(data)
         data["scopes"]["write_allowed"]["org_shared"] = False  # the key stays, its value says no
 
     s = isolated_services_module("docs_write_policy", mutate=mutate)
@@ -35,7 +30,7 @@ def svc(isolated_services_module):
 
 
 def call(svc, method: str, path: str, who: str = "a", **kw) -> requests.Response:
-    return requests.request(method, svc.public + path, headers={"Authorization": f"Bearer {TOKENS[who]}"},
+    return requests.request(method, svc.public + path, headers=KEYS.bearer(who),
                             timeout=30, **kw)
 
 

@@ -8,26 +8,21 @@ Keys: agent-a and agent-b in project proj-a, agent-c in proj-b, all of tenant t1
 
 from __future__ import annotations
 
-import secrets
 import uuid
 
 import pytest
 import requests
 
-KEYS = {name: (secrets.token_urlsafe(24), tenant, project)
-        for name, tenant, project in (("agent-a", "t1", "proj-a"), ("agent-b", "t1", "proj-a"),
-                                      ("agent-c", "t1", "proj-b"), ("agent-x", "t2", "proj-a"))}
+from tests.keys_helpers import Keys
+
+KEYS = Keys(*((name, tenant, project, name) for name, tenant, project in (
+    ("agent-a", "t1", "proj-a"), ("agent-b", "t1", "proj-a"), ("agent-c", "t1", "proj-b"), ("agent-x", "t2", "proj-a"))))
 BIG_OUTPUT = "line of a long tool output about the harbour ferry schedule\n" * 1500  # > 64 KB: an artifact
 
 
 @pytest.fixture(scope="module")
 def svc(isolated_services_module):
-    def with_keys(data: dict) -> None:
-        data["security"].update(auth_mode="static_keys", auth_keys=[
-            {"token_id": name, "token": token, "tenant_id": tenant, "project_id": project, "agent_id": name,
-             "role": "user"} for name, (token, tenant, project) in KEYS.items()])
-
-    s = isolated_services_module("event_log_identity", mutate=with_keys)
+    s = isolated_services_module("event_log_identity", mutate=KEYS.configure)
     s.start_api()
     return s
 
@@ -37,13 +32,13 @@ def call(svc, agent: str, method: str, path: str, *, body: dict | None = None, p
     """One request with ``agent``'s key. ``state_own``: the body or query also states the key's own tenant and
     agent in a body and its tenant in a query (as a client without keys must), unless it names others; False sends
     only what is given."""
-    own = {"tenant_id": KEYS[agent][1], "agent_id": agent} if state_own else {}
+    own = {"tenant_id": KEYS[agent]["tenant_id"], "agent_id": agent} if state_own else {}
     if body is not None:
         body = {**own, **body}
     elif method == "GET" and state_own:
         params = {"tenant_id": own["tenant_id"], **(params or {})}
     return requests.request(method, svc.public + "/api/v1" + path, json=body, params=params, timeout=60,
-                            headers={"Authorization": f"Bearer {KEYS[agent][0]}"})
+                            headers=KEYS.bearer(agent))
 
 
 def ok(r: requests.Response) -> dict:

@@ -6,18 +6,13 @@ their ids in the body or query string instead: each such id that differs is 403 
 from __future__ import annotations
 
 import re
-import secrets
 
 import pytest
 import requests
 
-TOKENS = {name: secrets.token_urlsafe(24) for name in ("user", "admin")}
-KEYS = [
-    {"token_id": "agent-a", "token": TOKENS["user"], "tenant_id": "t1", "project_id": "proj-a", "agent_id": "agent-a",
-     "role": "user"},
-    {"token_id": "ops", "token": TOKENS["admin"], "tenant_id": "t1", "project_id": "proj-a", "agent_id": "ops",
-     "role": "admin"},
-]
+from tests.keys_helpers import Keys
+
+KEYS = Keys(("user", "t1", "proj-a", "agent-a"), ("admin", "t1", "proj-a", "ops", "admin"))
 OTHER = {"X-ELF-Tenant-Id": "t2", "X-ELF-Project-Id": "proj-b", "X-ELF-Agent-Id": "agent-b"}
 SAMPLE = {"uuid": "00000000-0000-4000-8000-000000000001"}
 
@@ -25,7 +20,7 @@ SAMPLE = {"uuid": "00000000-0000-4000-8000-000000000001"}
 @pytest.fixture(scope="module")
 def svc(isolated_services_module):
     def mutate(data: dict) -> None:
-        data["security"].update(auth_mode="static_keys", auth_keys=KEYS)
+        KEYS.configure(data)
 
     s = isolated_services_module("identity_every_route", mutate=mutate)
     s.start_api()
@@ -57,7 +52,7 @@ def test_every_header_route_refuses_another_identity(svc):
     for bind, base, token, method, path in ops:
         for header, value in OTHER.items():
             r = requests.request(method, url(base, path), json={}, timeout=30,
-                                 headers={"Authorization": f"Bearer {TOKENS[token]}", header: value})
+                                 headers={**KEYS.bearer(token), header: value})
             body = r.json() if r.headers.get("Content-Type", "").startswith("application/json") else {}
             if (r.status_code, body.get("error_code"), body.get("fields")) != (403, "FORBIDDEN", [f"$.headers.{header}"]):
                 wrong.append(f"{method} {path} ({bind}) {header}: {r.status_code} {r.text[:120]}")
@@ -89,7 +84,7 @@ def test_every_v1_route_refuses_another_identity_in_its_body_or_query(svc):
             stated = {**OWN, **body, field: other}
             kw = {"params": stated} if method == "GET" else {"json": stated}
             r = requests.request(method, svc.public + path, timeout=30,
-                                 headers={"Authorization": f"Bearer {TOKENS['user']}"}, **kw)
+                                 headers=KEYS.bearer("user"), **kw)
             where = f"$.query.{field}" if method == "GET" else f"$.{field}"
             got = (r.status_code, r.json().get("error_code"), r.json().get("fields"))
             if got != (403, "FORBIDDEN", [where]):

@@ -72,9 +72,11 @@ class Checks(Client):
 
     # --- graph ---
 
-    def check_facts(self, ident: Ident) -> None:
+    def check_facts(self, ident: Ident, state: str | None = None) -> None:
+        """Facts of a random subject (all or current); ``state`` given: that state of the led_by subject."""
         subject = self.rng.choice((None, None, "North ledger", "South ledger", "East ledger", LEAD_SUBJECT))
-        state = self.rng.choice(("all", "current"))
+        subject = LEAD_SUBJECT if state else subject
+        state = state or self.rng.choice(("all", "current"))
         params = {"state": state, "limit": 200, **({"subject": subject} if subject else {})}
         facts = self.call("GET", "/v2/graph/facts", ident, params=params)["facts"]
         assert len(facts) < 200, "an example outgrew the facts page; lower ELF_ISOLATION_OPS_PER_EXAMPLE"

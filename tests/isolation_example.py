@@ -88,6 +88,7 @@ class Example(Ops, Checks, IdentityProbes, McpSurface):
             self.check_search(ident)
             self.check_list(ident)
             self.check_facts(ident)
+            self.check_facts(ident, "current")  # what supersession left current, as each identity sees it
             entities = sorted(self.world.entity_ids.values())
             for entity_id in self.rng.sample(entities, min(len(entities), SWEEP_ENTITIES)):
                 self.check_entity(ident, entity_id)

@@ -28,7 +28,7 @@ class RequestContext:
     read_profile: str | None
 
 
-def _header(request, name: str) -> str | None:
+def header_value(request, name: str) -> str | None:
     # WSGI hands headers over as latin-1 decoded bytes; re-decode as UTF-8 and reject what is not UTF-8.
     raw = request.META.get("HTTP_" + name.upper().replace("-", "_"))
     if raw is None:
@@ -74,7 +74,7 @@ def context_from_request(request, *, require_read_profile: bool = False) -> Requ
     if key is not None:
         return _context_from_key(request, key, require_read_profile=require_read_profile)
     names = [TENANT, PROJECT, AGENT] + ([READ_PROFILE] if require_read_profile else [])
-    values = {n: _header(request, n) for n in names}
+    values = {n: header_value(request, n) for n in names}
     _raise_if_bad(values)
     return RequestContext(
         tenant_id=values[TENANT],
@@ -86,7 +86,7 @@ def context_from_request(request, *, require_read_profile: bool = False) -> Requ
 
 def _context_from_key(request, key: AuthKeyConfig, *, require_read_profile: bool) -> RequestContext:
     names = [TENANT, PROJECT, AGENT] + ([READ_PROFILE] if key.read_profile is not None else [])
-    conflicts = key_conflicts(key, {n: _header(request, n) for n in names})
+    conflicts = key_conflicts(key, {n: header_value(request, n) for n in names})
     if conflicts:
         raise Forbidden(
             f"{', '.join(conflicts)} differ{'s' if len(conflicts) == 1 else ''} from the context of this API key.",
@@ -94,7 +94,7 @@ def _context_from_key(request, key: AuthKeyConfig, *, require_read_profile: bool
         )
     read_profile = key.read_profile
     if read_profile is None and require_read_profile:
-        read_profile = _header(request, READ_PROFILE)
+        read_profile = header_value(request, READ_PROFILE)
         _raise_if_bad({READ_PROFILE: read_profile})
     return RequestContext(
         tenant_id=key.tenant_id, project_id=key.project_id, agent_id=key.agent_id, read_profile=read_profile

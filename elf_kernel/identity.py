@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from elf_config.identifiers import ORG_PROJECT_ID, identifier_problem
 from elf_config.schema import AuthKeyConfig
-from elf_domain.context_headers import PROJECT
+from elf_domain.context_headers import AGENT, PROJECT, TENANT
 
 from .auth import Forbidden, matched_key
-from .context import RequestContext, _header
+from .context import RequestContext, context_problems, header_value, key_conflicts
 from .errors import InvalidRequest
 
-CALLER_FIELDS = ("tenant_id", "project_id", "agent_id")
+# The caller fields of a body or query and the context headers whose rules they follow (elf_kernel.context).
+HEADER_OF = {"tenant_id": TENANT, "project_id": PROJECT, "agent_id": AGENT}
+FIELD_OF = {header: field for field, header in HEADER_OF.items()}
+CALLER_FIELDS = tuple(HEADER_OF)
 NO_AGENT = ""  # a read without keys that names no agent
 
 
@@ -60,13 +62,12 @@ class Caller:
                                  "service runs without API keys.", missing)
         ctx = RequestContext(stated.tenant_id, stated.project_id or self.header_project or default_project,
                              stated.agent_id or NO_AGENT, None)
-        bad = [stated.path(n) for n in CALLER_FIELDS
-               if (getattr(ctx, n) or n != "agent_id") and identifier_problem(getattr(ctx, n))]
-        if ctx.project_id == ORG_PROJECT_ID:
-            bad.append(stated.path("project_id"))
+        given = {h: getattr(ctx, n) for n, h in HEADER_OF.items() if getattr(ctx, n) or n != "agent_id"}
+        bad = context_problems(given)  # the header rules: identifier gate, the reserved org project
         if bad:
-            raise InvalidRequest("tenant_id, project_id and agent_id are English identifiers of at most 128 "
-                                 f"characters, and project_id is not {ORG_PROJECT_ID}.", bad)
+            raise InvalidRequest("Invalid request context: " + "; ".join(f"{FIELD_OF[h]} {why}" for h, why in
+                                                                        bad.items()) + ".",
+                                 [stated.path(FIELD_OF[h]) for h in bad])
         return ctx
 
     def require_own_agent(self, ctx: RequestContext, actor_type: str, actor_id: str, path: str) -> None:
@@ -76,8 +77,7 @@ class Caller:
 
 
 def _bound_context(key: AuthKeyConfig, stated: StatedIds) -> RequestContext:
-    bound = {"tenant_id": key.tenant_id, "project_id": key.project_id, "agent_id": key.agent_id}
-    differ = [n for n, v in bound.items() if getattr(stated, n) is not None and getattr(stated, n) != v]
+    differ = [FIELD_OF[h] for h in key_conflicts(key, {h: getattr(stated, n) for n, h in HEADER_OF.items()})]
     if differ:
         raise Forbidden(f"{', '.join(differ)} differ{'s' if len(differ) == 1 else ''} from the context of this API "
                         "key.", [stated.path(n) for n in differ])
@@ -85,4 +85,4 @@ def _bound_context(key: AuthKeyConfig, stated: StatedIds) -> RequestContext:
 
 
 def caller_of(request) -> Caller:
-    return Caller(matched_key(request), _header(request, PROJECT))
+    return Caller(matched_key(request), header_value(request, PROJECT))

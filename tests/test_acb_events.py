@@ -24,7 +24,8 @@ def test_bad_events_get_their_jsonpaths(svc):
     cases = [({"channel": "lobby"}, "$.channel"), ({"actor": {"type": "robot", "id": "r"}}, "$.actor.type"),
              ({"kind": "note"}, "$.kind"), ({"sensitivity": "medium"}, "$.sensitivity"),
              ({"content": {"txt": "x"}}, "$.content.txt"), ({"content": {}}, "$.content.text"),
-             ({"session_id": ""}, "$.session_id"),
+             ({"session_id": ""}, "$.session_id"), ({"project_id": "__org__"}, "$.project_id"),
+             ({"tenant_id": "t\u0000x"}, "$.tenant_id"), ({"agent_id": "a\u200b1"}, "$.agent_id"),
              ({"refs": ["evt_nope"]}, "$.refs[0]"), ({"extra": 1}, "$.extra")]
     for change, path in cases:
         r = requests.post(svc.public + "/api/v1/events", json={**base, **change}, timeout=10)

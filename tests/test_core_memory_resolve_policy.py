@@ -23,10 +23,7 @@ POLICY_ONLY = {"scope": "policy", "kind": None, "priority": None, "updated_at": 
 
 @pytest.fixture(scope="module")
 def svc(isolated_services_module):
-    def mutate(data: dict) -> None:
-        KEYS.configure(data)
-
-    s = isolated_services_module("core_memory_resolve_policy", mutate=mutate)
+    s = isolated_services_module("core_memory_resolve_policy", mutate=KEYS.configure)
     s.start_api()
     admin = KEYS.bearer("admin")
     for key, value in (("guard.secret_codename", "Bluebird"), ("response.language", "en-GB")):

@@ -5,24 +5,17 @@ no evidence is left). Facts are derived in the note's transaction, so no worker 
 
 from __future__ import annotations
 
-import secrets
 import uuid
 
 import pytest
 import requests
 
+from tests.keys_helpers import Keys
 from tests.notes_helpers import note
 
 TENANT, PROJECT = "t-graph-identity", "proj-a"
-TOKENS = {name: secrets.token_urlsafe(24) for name in ("agent-a", "agent-b", "admin")}
-KEYS = [
-    {"token_id": "agent-a", "token": TOKENS["agent-a"], "tenant_id": TENANT, "project_id": PROJECT,
-     "agent_id": "agent-a", "role": "user"},
-    {"token_id": "agent-b", "token": TOKENS["agent-b"], "tenant_id": TENANT, "project_id": PROJECT,
-     "agent_id": "agent-b", "role": "user"},
-    {"token_id": "admin", "token": TOKENS["admin"], "tenant_id": TENANT, "project_id": PROJECT,
-     "agent_id": "ops", "role": "admin"},
-]
+KEYS = Keys(("agent-a", TENANT, PROJECT, "agent-a"), ("agent-b", TENANT, PROJECT, "agent-b"),
+            ("admin", TENANT, PROJECT, "ops", "admin"))
 PREDICATES = "/v2/admin/graph/predicates"
 
 
@@ -32,7 +25,7 @@ def svc(isolated_services_module):
         data["memory"]["policy"]["min_confidence"] = 0.5
         # Notes about one project read alike: only a key (or an identical text) makes a write an update here.
         data["memory"].update(dup_sim_threshold=1.0, update_sim_threshold=1.0)
-        data["security"].update(auth_mode="static_keys", auth_keys=KEYS)
+        KEYS.configure(data)
 
     s = isolated_services_module("graph_identity", mutate=mutate)
     s.start_api()
@@ -40,7 +33,7 @@ def svc(isolated_services_module):
 
 
 def bearer(who: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {TOKENS[who]}"}
+    return KEYS.bearer(who)
 
 
 def name(base: str) -> str:

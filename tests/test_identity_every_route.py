@@ -19,10 +19,7 @@ SAMPLE = {"uuid": "00000000-0000-4000-8000-000000000001"}
 
 @pytest.fixture(scope="module")
 def svc(isolated_services_module):
-    def mutate(data: dict) -> None:
-        KEYS.configure(data)
-
-    s = isolated_services_module("identity_every_route", mutate=mutate)
+    s = isolated_services_module("identity_every_route", mutate=KEYS.configure)
     s.start_api()
     return s
 

@@ -35,6 +35,9 @@ ALL_READS = NOTE_READS + DOC_READS + CORE_READS + ACB_READS + ("check_foreign",)
 class Example(Ops, Checks, IdentityProbes, McpSurface):
     def run(self, ops: int) -> None:
         self.mcp_start()
+        (tenant, project, first), (_, _, second) = self.identities[:2]
+        self.opening(tenant, project, (first, second))
+        self.mcp_opening()
         names, weights = zip(*OPS)
         for step in range(ops):
             ident, op = self.rng.choice(self.identities), self.rng.choices(names, weights)[0]

@@ -133,10 +133,16 @@ class McpSurface(Client):
         self.facet("mcp", "artifact")
         self.read("mcp artifact")
 
-    def _mcp_probe(self, me: Ident) -> None:
+    def mcp_opening(self) -> None:
+        """One refused probe naming each of the other ids, whatever the random sequence then calls."""
+        for field in FIELDS:
+            self._mcp_probe(self.mcp_ident, field)
+
+    def _mcp_probe(self, me: Ident, field: str | None = None) -> None:
         """A tool call naming another tenant, project or agent: refused by elf-mcp, nothing sent."""
-        field = FIELDS[(self.index + self.mcp_probes) % len(FIELDS)]  # each in turn
-        self.mcp_probes += 1
+        if field is None:
+            field = FIELDS[(self.index + self.mcp_probes) % len(FIELDS)]  # each in turn
+            self.mcp_probes += 1
         t, p, a = me
         value = {"tenant_id": next(x for x in self.tenants if x != t), "project_id": "p2" if p == "p1" else "p1",
                  "agent_id": self.rng.choice([x for x in ("a1", "a2", "a3") if x != a])}[field]

@@ -58,14 +58,28 @@ class Ops(Client):
         """A keyed note about who leads Project Larkspur (led_by: made active and single-valued in each project
         once it exists), or the same key updated to a text that states no relation. Half the time it acts as the
         owner of a keyed note (not ``ident``), so that updates of one are frequent."""
-        scope, key = self.rng.choice(["agent_private", "agent_private", "team_shared"]), "larkspur.lead"
+        scope = self.rng.choice(["agent_private", "agent_private", "team_shared"])
         w = self.world
         mine = sorted(i for i, k in w.keyed.items() if w.notes[i].status == "active")
         if mine and self.rng.random() < 0.5:  # half the time, update a keyed note (as its owner)
             n = w.notes[self.rng.choice(mine)]
             ident, scope = (n.tenant, n.home, n.owner), {"project_shared": "team_shared"}.get(n.scope, n.scope)
-        stored, s = _stored(scope), self.serial()
-        relations = [] if self.rng.random() < 0.4 else [
+        return self.write_lead(ident, scope, states_leader=self.rng.random() >= 0.4)
+
+    def opening(self, tenant: str, project: str, agents: tuple[str, str]) -> None:
+        """What no random sequence is sure to reach. Two agents of one project each write an agent_private
+        leader: the second, with led_by single-valued by then, must leave the first agent's fact current. And
+        that project records a task and a decision, so the other project's probes have one of each to name."""
+        for agent in agents:
+            self.write_lead((tenant, project, agent), "agent_private", states_leader=True)
+        ident = (tenant, project, agents[0])
+        self._task(ident, self.serial(), "r1", "private", "none")
+        self._decision(ident, self.serial(), "r1", "private", "none")
+
+    def write_lead(self, ident: Ident, scope: str, *, states_leader: bool) -> list[str]:
+        """The keyed note ``larkspur.lead`` of ``ident`` in ``scope``: it states a leader or names none."""
+        stored, s, key = _stored(scope), self.serial(), "larkspur.lead"
+        relations = [] if not states_leader else [
             {"subject": {"canonical": LEAD_SUBJECT}, "predicate": LEAD_PREDICATE,
              "object": {"value": f"person serial {s}"}}]
         text = (f"Lead serial {s}: {self.words(3)} leads Project Larkspur." if relations

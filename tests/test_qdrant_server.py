@@ -312,3 +312,32 @@ def test_hybrid_rrf_query_with_filter_returns_expected_order(qdrant_server: Embe
         ],
     )
     assert [[p.payload["name"] for p in r.points] for r in batch] == [["B", "C"], ["D"]]
+
+
+def test_bm25_idf_over_a_corpus_filter_ignores_points_outside_it(qdrant_server: EmbeddedQdrant) -> None:
+    """`params.idf.corpus` (Qdrant's IdfCorpusParams): IDF computed over the points the filter admits, so points
+    of another tenant change nothing; "global" (and no params) is collection-wide; anything else is a 400."""
+    client = client_for(qdrant_server)
+    client.create_collection("idf", vectors_config={},
+                             sparse_vectors_config={"bm25": models.SparseVectorParams(modifier=models.Modifier.IDF)})
+    term = lambda *ids: models.SparseVector(indices=list(ids), values=[1.0] * len(ids))  # noqa: E731
+    mine = [models.PointStruct(id=i, vector={"bm25": v}, payload={"tenant": "t1"})
+            for i, v in ((1, term(1)), (2, term(2)), (3, term(1, 2)))]
+    client.upsert("idf", points=mine, wait=True)
+    t1 = models.Filter(must=[models.FieldCondition(key="tenant", match=models.MatchValue(value="t1"))])
+    scoped = models.SearchParams(idf=models.IdfCorpusParams(corpus=t1))
+
+    def ask(params):
+        res = client.query_points("idf", query=term(1, 2), using="bm25", query_filter=t1, search_params=params)
+        return {p.id: p.score for p in res.points}
+
+    alone = ask(None)
+    assert ask(scoped) == alone and ask(models.SearchParams(idf=models.IdfScope.GLOBAL)) == alone
+    others = [models.PointStruct(id=10 + i, vector={"bm25": term(1)}, payload={"tenant": "t2"}) for i in range(20)]
+    client.upsert("idf", points=others, wait=True)
+    assert ask(scoped) == alone  # t2's twenty points with term 1 do not count for t1
+    moved = ask(None)
+    assert moved[1] < alone[1]  # collection-wide IDF: term 1 is common now
+    status, body = _raw(qdrant_server.url, "POST", "/collections/idf/points/query",
+                        {"query": {"indices": [1], "values": [1.0]}, "using": "bm25", "params": {"idf": "local"}})
+    assert status == 400 and "params.idf" in body["status"]["error"]

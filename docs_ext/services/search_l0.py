@@ -52,7 +52,9 @@ def search_l0(*, cfg: ElfConfig, ctx: RequestContext, query: str, top_k: int, ca
     flt = scope_filter(tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id, scopes=scopes)
     points = docs_index(cfg).handle.call(
         lambda client, name: hybrid_query(client, name, dense, sparse, flt, candidate_k, with_payload=["doc_id"]))
-    ranked = [(str(p.id), p.score) for p in points]
+    # Equal RRF scores are ordered by chunk id: Qdrant's order among ties follows its segment layout, which
+    # other tenants' writes change (issue 36: a tenant's ranking is its own).
+    ranked = sorted(((str(p.id), p.score) for p in points), key=lambda hit: (-hit[1], hit[0]))
     # Only what a hit shows: never a document's content, and of a chunk's text its head for the preview.
     chunks = {str(c.chunk_id): c for c in DocChunk.objects.filter(chunk_id__in=[cid for cid, _ in ranked])
               .defer("chunk_text").annotate(head=Substr("chunk_text", 1, LEVEL_BYTES["L0"]))}

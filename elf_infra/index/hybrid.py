@@ -1,7 +1,14 @@
 """A hybrid collection in Qdrant, through plain qdrant-client: a named dense vector `dense` (cosine) and a
 sparse vector `bm25` (IDF modifier, computed in the app by `elf_infra.index.bm25`) per point, with keyword
-payload indexes. Notes use it (`notes_collection`), and so will documents. Text is never stored in Qdrant:
+payload indexes. Notes use it (`notes_collection`), and so do documents. Text is never stored in Qdrant:
 Postgres is authoritative and Qdrant may be stale.
+
+BM25's IDF is computed over the points the search may read, not the whole collection: every BM25 request sends
+its own payload filter as the IDF corpus (`params.idf.corpus`, Qdrant's `IdfCorpusParams`). So one tenant's
+writes never move another tenant's scores, and no tenant can learn from its own scores which words others
+write (issue 36). Document vectors carry only BM25's term-frequency part, with a fixed average length
+(`bm25.BM25_AVG_LEN`), so they depend on no corpus either; nothing about the statistics is stored, and a
+rebuild from Postgres restores them exactly.
 """
 
 from __future__ import annotations
@@ -13,6 +20,14 @@ from qdrant_client.http.exceptions import UnexpectedResponse
 
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"
+
+
+def scoped_idf(payload_filter: models.Filter | None) -> models.SearchParams | None:
+    """A BM25 request's search params: IDF over the points ``payload_filter`` admits (what the search may read).
+    None (collection-wide IDF) only for an unfiltered search, which no tenant's request makes."""
+    if payload_filter is None:
+        return None
+    return models.SearchParams(idf=models.IdfCorpusParams(corpus=payload_filter))
 
 
 class CollectionMismatch(RuntimeError):
@@ -79,7 +94,7 @@ def dense_and_bm25_query(
                                     limit=limit, with_payload=payload)]
     if sparse.indices:
         requests.append(models.QueryRequest(query=sparse, using=SPARSE_VECTOR, filter=payload_filter, limit=limit,
-                                            with_payload=payload))
+                                            params=scoped_idf(payload_filter), with_payload=payload))
     results = client.query_batch_points(name, requests=requests)
     return results[0].points, (results[1].points if len(results) > 1 else [])
 
@@ -112,7 +127,8 @@ def hybrid_query(
     prefetch = [models.Prefetch(query=[float(x) for x in dense], using=DENSE_VECTOR, filter=payload_filter,
                                 limit=per_source)]
     if sparse.indices:
-        prefetch.append(models.Prefetch(query=sparse, using=SPARSE_VECTOR, filter=payload_filter, limit=per_source))
+        prefetch.append(models.Prefetch(query=sparse, using=SPARSE_VECTOR, filter=payload_filter, limit=per_source,
+                                        params=scoped_idf(payload_filter)))
     fusion: models.FusionQuery | models.RrfQuery = (
         models.FusionQuery(fusion=models.Fusion.RRF) if rrf_k is None else models.RrfQuery(rrf=models.Rrf(k=rrf_k))
     )

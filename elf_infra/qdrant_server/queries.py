@@ -140,6 +140,15 @@ def order_by(value: Any) -> qe.OrderBy:
     )
 
 
+def _idf_params(value: Any) -> qe.IdfParams | None:
+    """REST IdfParams: the named scope "global" (collection-wide, as when absent) or `{"corpus": <filter>}`."""
+    if value is None or value == "global":
+        return None
+    if not isinstance(value, dict) or set(value) != {"corpus"}:
+        raise bad_request('params.idf must be "global" or {"corpus": <filter>}')
+    return qe.IdfParams(corpus=build_filter(value["corpus"]))
+
+
 def search_params(value: Any) -> qe.SearchParams | None:
     """REST SearchParams (hnsw_ef, exact, indexed_only, quantization, acorn, idf) to qdrant-edge."""
     if value is None:
@@ -159,7 +168,7 @@ def search_params(value: Any) -> qe.SearchParams | None:
         acorn=qe.AcornSearchParams(
             enable=bool(acorn.get("enable") or False), max_selectivity=acorn.get("max_selectivity")
         ) if acorn else None,
-        idf=qe.IdfParams(corpus=build_filter(idf.get("corpus"))) if idf else None,
+        idf=_idf_params(idf),
     )
 
 

@@ -30,7 +30,7 @@ from bench.stats import percentile
 from elf_config import ElfConfig
 from elf_domain.spaces import ORG_PROJECT_ID
 from elf_infra.index import bm25
-from elf_infra.index.hybrid import dense_and_bm25_query
+from elf_infra.index.hybrid import TIE_FETCH, dense_and_bm25_query
 from elf_infra.index.scope_filter import scope_filter
 from elf_infra.providers.factory import build_embedding
 
@@ -125,7 +125,7 @@ class SearchFloor:
         vec = self.embedder.embed([query])[0]
         embed_ms, embed_cpu_ms = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
         dense, lexical = dense_and_bm25_query(self.qdrant, self.collection, vec, bm25.embed_query(query), self.flt,
-                                              self.limit, with_payload=False)
+                                              self.limit, with_payload=False, lexical_limit=self.limit * TIE_FETCH)
         qdrant_ms = self.qdrant.seconds * 1000
         ids = candidate_ids([str(p.id) for p in dense], [str(p.id) for p in lexical], self.limit)
         t0 = time.perf_counter()

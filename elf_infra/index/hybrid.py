@@ -20,6 +20,7 @@ from qdrant_client.http.exceptions import UnexpectedResponse
 
 DENSE_VECTOR = "dense"
 SPARSE_VECTOR = "bm25"
+TIE_FETCH = 2  # the BM25 leg asks for this many times its limit, to see where a tie group at the limit ends
 
 
 def scoped_idf(payload_filter: models.Filter | None) -> models.SearchParams | None:
@@ -85,16 +86,18 @@ def dense_and_bm25_query(
     limit: int,
     *,
     with_payload: bool | Sequence[str] = True,
+    lexical_limit: int | None = None,
 ) -> tuple[list[models.ScoredPoint], list[models.ScoredPoint]]:
-    """The dense and the BM25 candidates (each up to `limit`, both under `payload_filter`) with their own scores,
-    in one batch request, for fusion in the app. A query that is only stopwords has an empty BM25 vector: its
-    BM25 list is empty and not asked for."""
+    """The dense and the BM25 candidates (up to `limit`, BM25 up to `lexical_limit` when given; both under
+    `payload_filter`) with their own scores, in one batch request, for fusion in the app. A query that is only
+    stopwords has an empty BM25 vector: its BM25 list is empty and not asked for."""
     payload = with_payload if isinstance(with_payload, bool) else list(with_payload)
     requests = [models.QueryRequest(query=[float(x) for x in dense], using=DENSE_VECTOR, filter=payload_filter,
                                     limit=limit, with_payload=payload)]
     if sparse.indices:
-        requests.append(models.QueryRequest(query=sparse, using=SPARSE_VECTOR, filter=payload_filter, limit=limit,
-                                            params=scoped_idf(payload_filter), with_payload=payload))
+        requests.append(models.QueryRequest(query=sparse, using=SPARSE_VECTOR, filter=payload_filter,
+                                            limit=lexical_limit or limit, params=scoped_idf(payload_filter),
+                                            with_payload=payload))
     results = client.query_batch_points(name, requests=requests)
     return results[0].points, (results[1].points if len(results) > 1 else [])
 

@@ -31,6 +31,7 @@ from memory.services.hits import record_hits
 from ..domain import ranking, search_filter
 from ..domain.expansion import should_expand_dynamic
 from ..domain.snippets import ChunkText, stitch_snippet
+from ..domain.ties import settle_ties
 from . import recall
 from .expansion import expand_query
 from .rerank import rerank_with_cache
@@ -143,6 +144,7 @@ def run_search(*, cfg: ElfConfig, ctx: RequestContext, req: SearchRequest) -> Se
     with stages.timed("validate"):
         marks = (IS_EVIDENCE,) if cfg.search.relation_context_on else ()
         cands = _revalidate(ctx, allowed, [cid for cid, _ in fused], marks, stages)
+        cands.valid = _settled(cands, fused)
         _filter(req, limit, cands, stages)
         snippets = _snippets(cands)
     with stages.timed("rerank"):
@@ -247,6 +249,12 @@ def _revalidate(ctx: RequestContext, allowed: list[str], chunk_ids: list[str], m
     valid = [cid for cid in chunk_ids if cid in chunks]
     stages.add("validate.postgres", {"before": len(chunk_ids), "after": len(valid)})
     return _Candidates(chunks, notes, valid, texts)
+
+
+def _settled(cands: _Candidates, fused: list[tuple[str, float]]) -> list[str]:
+    """The valid candidates in retrieval order, equal fused scores ordered by chunk text (search.domain.ties)."""
+    valid = set(cands.valid)
+    return settle_ties([h for h in fused if h[0] in valid], lambda cid: cands.chunks[cid].text)
 
 
 def _note_row(note: MemoryNote) -> dict:

@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from qdrant_client import models
 
 from elf_infra.index import bm25
-from elf_infra.index.hybrid import dense_and_bm25_query
+from elf_infra.index.hybrid import TIE_FETCH, dense_and_bm25_query
 from elf_infra.index.scope_filter import scope_filter
 from elf_kernel.context import RequestContext
 
 from ..domain.rrf import rrf_fuse
 from ..domain.score_fusion import EQUAL_WEIGHT, fuse_scores
+from ..domain.ties import cut_at_limit
 from memory.models import NoteStatus
 
 PROJECT_CONTEXT_SEPARATOR = "\n\nProject context:\n"
@@ -89,18 +90,21 @@ def recall(*, client, collection: str, embedder, embedding_version: str, queries
            limit: int, context_description: str | None) -> list[QueryHits]:
     """At most one embedding call for the queries' dense inputs (with the project context suffix) not in the
     query vector cache, BM25 on the raw query; per query one batch of a dense and a BM25 search (ids and scores
-    only: Postgres holds what ranking reads), fused by normalised scores (search.domain.score_fusion)."""
+    only: Postgres holds what ranking reads; the BM25 leg cut without splitting a tie, search.domain.ties),
+    fused by normalised scores (search.domain.score_fusion)."""
     dense_inputs = [dense_input(q, context_description) for q in queries]
     vectors = QUERY_VECTORS.embed(embedder, embedding_version, dense_inputs)
     out = []
     for query, vec in zip(queries, vectors):
         sparse = bm25.embed_query(query)
+        fetched = limit * TIE_FETCH
         dense_points, bm25_points = dense_and_bm25_query(client, collection, vec, sparse, flt, limit,
-                                                         with_payload=False)
+                                                         with_payload=False, lexical_limit=fetched)
         legs = {"dense": [(str(p.id), p.score) for p in dense_points]}
         weights = {"dense": 1.0}
         if sparse.indices:  # a query of stopwords only has no lexical leg: dense alone decides
-            legs["bm25"], weights = [(str(p.id), p.score) for p in bm25_points], {"dense": EQUAL_WEIGHT, "bm25": EQUAL_WEIGHT}
+            legs["bm25"] = cut_at_limit([(str(p.id), p.score) for p in bm25_points], limit, fetched)
+            weights = {"dense": EQUAL_WEIGHT, "bm25": EQUAL_WEIGHT}
         fused = fuse_scores(legs, weights)[:limit]
         top_dense = max((p.score for p in dense_points), default=None)
         out.append(QueryHits(query, [h.id for h in fused], top_dense,

@@ -29,7 +29,7 @@ from bench.target import loopback_base_url
 from elf_config import load_config
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import hybrid_query
-from elf_infra.index.scope_filter import scope_filter
+from elf_infra.index.scope_filter import idf_corpus, scope_filter
 from elf_infra.providers.local_embedder import LocalEmbedder
 
 KIB = 1024
@@ -111,7 +111,7 @@ def main(argv: list[str]) -> int:
         for q in qs:
             t = time.perf_counter()
             hybrid_query(qdrant, cfg.storage.qdrant.docs_collection_name, embedder.embed([q])[0], bm25.embed_query(q),
-                         flt, 64, with_payload=["doc_id"])
+                         flt, 64, with_payload=["doc_id"], idf_corpus=idf_corpus(tenant, "bench"))
             l0_floor.append((time.perf_counter() - t) * 1000)
         print(f"docs_search_l0 (n={len(qs)}): {_stats(l0_client)} | floor, in-process embed + hybrid query: "
               f"{_stats(l0_floor)}", flush=True)

@@ -31,7 +31,7 @@ from elf_config import ElfConfig
 from elf_domain.spaces import ORG_PROJECT_ID
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import TIE_FETCH, dense_and_bm25_query
-from elf_infra.index.scope_filter import scope_filter
+from elf_infra.index.scope_filter import idf_corpus, scope_filter
 from elf_infra.providers.factory import build_embedding
 
 WHAT = ("floor = per query, in this process: query embedding (wall) + Qdrant engine time (the response's `time`) "
@@ -117,6 +117,7 @@ class SearchFloor:
         self.embedder.embed(["warm up"])  # a loaded model, as the service's is
         self.qdrant = _EngineTimed(QdrantClient(url=cfg.storage.qdrant.url, timeout=60))
         self.flt = scope_filter(tenant_id=tenant, project_id=project, agent_id=agent, scopes=scopes)
+        self.corpus = idf_corpus(tenant, project)
         self.conn = psycopg.connect(cfg.storage.postgres.dsn, autocommit=True)
         self.params = {"tenant": tenant, "project": project, "org": ORG_PROJECT_ID, "scopes": scopes, "agent": agent}
 
@@ -125,7 +126,8 @@ class SearchFloor:
         vec = self.embedder.embed([query])[0]
         embed_ms, embed_cpu_ms = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
         dense, lexical = dense_and_bm25_query(self.qdrant, self.collection, vec, bm25.embed_query(query), self.flt,
-                                              self.limit, with_payload=False, lexical_limit=self.limit * TIE_FETCH)
+                                              self.limit, with_payload=False, lexical_limit=self.limit * TIE_FETCH,
+                                              idf_corpus=self.corpus)
         qdrant_ms = self.qdrant.seconds * 1000
         ids = candidate_ids([str(p.id) for p in dense], [str(p.id) for p in lexical], self.limit)
         t0 = time.perf_counter()

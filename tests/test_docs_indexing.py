@@ -43,7 +43,7 @@ PARTS = [
 ]
 PAYLOAD_FIELDS = {
     "doc_id", "chunk_id", "chunk_index", "start_offset", "end_offset", "tenant_id", "project_id", "agent_id",
-    "scope", "status", "updated_at", "embedding_version", "content_hash", "chunk_hash",
+    "scope", "status", "updated_at", "embedding_version", "content_hash", "chunk_hash", "lexical_scope",
 }
 
 

@@ -1,10 +1,11 @@
-"""A tenant's ranking is its own (issue 36): its search results and scores do not change when another tenant
-writes, over real HTTP on one elf-api, worker and Qdrant collection.
+"""A tenant's ranking is its own (issue 36): its search results and scores do not change when another tenant,
+or another project of the same tenant, writes, over real HTTP on one elf-api, worker and Qdrant collection.
 
 Tenant A writes a fixed set of notes, documents and events and records what quick_find, the documents' L0
 search and a bundle with a query return for fixed queries. Tenant B then writes thousands of notes, and
 documents and events, in A's vocabulary but other proportions (B's notes nearly all say "harbor", which A
-uses rarely). A asks again: the same ids in the same order with the same scores, bit for bit.
+uses rarely), and so does another project of A's tenant (notes and documents). A asks again: the same ids in
+the same order with the same scores, bit for bit.
 
 Before issue 36 the BM25 leg's IDF came from the whole collection, so B's writes moved A's note scores and
 reordered A's documents (the closing note of issue 36 shows this test failing on that code). The event log
@@ -86,8 +87,8 @@ def svc(isolated_services_module):
     return s
 
 
-def _post(svc, path: str, tenant: str, body: dict) -> dict:
-    hdr = {**headers(tenant=tenant), "X-ELF-Read-Profile": "all_scopes"}
+def _post(svc, path: str, tenant: str, body: dict, project: str = "p1") -> dict:
+    hdr = {**headers(tenant=tenant, project=project), "X-ELF-Read-Profile": "all_scopes"}
     r = requests.post(svc.public + path, json=body, headers=hdr, timeout=120)
     assert r.status_code == 200, (path, r.status_code, r.text[:500])
     return r.json()
@@ -132,6 +133,11 @@ def test_another_tenants_writes_change_nothing_in_a_tenants_rankings(svc):
         _post(svc, "/v2/docs", B, {"scope": "agent_private", "content": _b_doc(i)})
     for i in range(300):
         say(svc, B, f"Message {i}: {_b_note(i)}")
+    for start in range(0, 600, 100):  # A's tenant, another project
+        r = ingest(svc, [note(_b_note(i)) for i in range(start, start + 100)], tenant=A, project="p2")
+        assert r.status_code == 200, r.text[:500]
+    for i in range(20):
+        _post(svc, "/v2/docs", A, {"scope": "agent_private", "content": _b_doc(i)}, project="p2")
     _quiet(svc)
     assert rows(svc, "SELECT count(*) FROM memory_notes WHERE tenant_id = %s", (B,))[0][0] >= 2000  # thousands (dedup merges some)
 

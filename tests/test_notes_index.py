@@ -9,7 +9,7 @@ import pytest
 from qdrant_client import QdrantClient, models
 
 from elf_infra.index import bm25
-from elf_infra.index.hybrid import CollectionMismatch, hybrid_query, upsert_points
+from elf_infra.index.hybrid import CollectionMismatch, ensure_hybrid_collection, hybrid_query, upsert_points
 from elf_infra.index.notes_collection import KEYWORD_INDEXES, chunk_point, delete_note_points, ensure_notes_collection
 from elf_infra.qdrant_server.launcher import EmbeddedQdrant
 from tests.qdrant_fixtures import client_for, qdrant_server  # noqa: F401
@@ -99,7 +99,8 @@ def test_chunk_point_carries_section_6_payload_and_no_text() -> None:
     note_id, chunk_id = uuid.uuid4(), uuid.uuid4()
     point = _chunk(str(note_id), 2, [1.0, 0, 0, 0], "Paris is the capital of France", chunk_id=chunk_id, key="capital")
     assert point.id == str(chunk_id)
-    assert set(point.payload) == SECTION_6_FIELDS
+    assert set(point.payload) == SECTION_6_FIELDS | {"lexical_scope"}  # + BM25's IDF corpus key (issue 36)
+    assert point.payload["lexical_scope"] == "t1\tp1"
     assert point.payload["note_id"] == str(note_id) and point.payload["chunk_index"] == 2
     assert point.payload["updated_at"] == "2025-01-02T03:04:05+00:00" and point.payload["type"] == "fact"
     assert "Paris" not in repr(point.payload)
@@ -190,3 +191,21 @@ def test_delete_note_points_removes_every_chunk_of_that_note_only(qdrant_server:
     assert ids["B"] not in remaining and ids["A"] in remaining
     delete_note_points(client, NAME, uuid.uuid4())  # a note with no points: nothing to do, no error
     assert client.count(NAME).count == 4
+
+
+def test_an_older_collection_gets_the_lexical_scope_index_and_a_warning_naming_the_rebuild(
+        qdrant_server: EmbeddedQdrant, caplog) -> None:
+    """A collection of an earlier version (no `lexical_scope` index, points without it): ensure adds the index
+    and warns how many points lack the field until rebuild_qdrant re-indexes them; a current one says nothing."""
+    client = client_for(qdrant_server)
+    ensure_hybrid_collection(client, "older", DIM, [f for f in KEYWORD_INDEXES if f != "lexical_scope"])
+    old = _chunk(str(uuid.uuid4()), 0, [1.0, 0, 0, 0], "Paris is the capital of France")
+    old.payload.pop("lexical_scope")
+    upsert_points(client, "older", [old, _chunk(str(uuid.uuid4()), 0, [0, 1.0, 0, 0], "Rome is in Italy")])
+    with caplog.at_level("WARNING", logger="elf.index"):
+        ensure_notes_collection(client, "older", DIM)
+        ensure_notes_collection(client, "older", DIM)  # the index exists now: no second warning
+    warnings = [r.getMessage() for r in caplog.records if r.name == "elf.index"]
+    assert len(warnings) == 1 and "1 points have no 'lexical_scope'" in warnings[0], warnings
+    assert "rebuild_qdrant" in warnings[0]
+    assert "lexical_scope" in client.get_collection("older").payload_schema

@@ -17,10 +17,11 @@ from elf_config import ElfConfig
 from elf_infra.index import bm25
 from elf_infra.index.collection import CollectionHandle, collection_handle
 from elf_infra.index.hybrid import DENSE_VECTOR, SPARSE_VECTOR, ensure_hybrid_collection
+from elf_infra.index.scope_filter import LEXICAL_SCOPE, lexical_scope
 
 from ..models import DocChunk, DocDocument
 
-KEYWORD_INDEXES = ("tenant_id", "project_id", "agent_id", "scope", "status", "doc_id")
+KEYWORD_INDEXES = ("tenant_id", "project_id", "agent_id", "scope", "status", "doc_id", LEXICAL_SCOPE)
 
 
 def doc_filter(doc_id: uuid.UUID | str) -> models.Filter:
@@ -82,6 +83,7 @@ def chunk_point(
         "embedding_version": embedding_version,
         "content_hash": doc.content_hash,
         "chunk_hash": chunk.chunk_hash,
+        LEXICAL_SCOPE: lexical_scope(doc.tenant_id, doc.project_id),  # BM25's IDF corpus (hybrid.scoped_idf)
     }
     return models.PointStruct(
         id=chunk_id,

@@ -12,7 +12,7 @@ from elf_config import ElfConfig
 from elf_domain.vocabulary import KNOWN_SCOPES
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import hybrid_query
-from elf_infra.index.scope_filter import scope_filter
+from elf_infra.index.scope_filter import idf_corpus, scope_filter
 from elf_infra.providers.factory import build_embedding
 from elf_kernel.context import RequestContext
 
@@ -51,7 +51,8 @@ def search_l0(*, cfg: ElfConfig, ctx: RequestContext, query: str, top_k: int, ca
     sparse = bm25.embed_query(query)
     flt = scope_filter(tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id, scopes=scopes)
     points = docs_index(cfg).handle.call(
-        lambda client, name: hybrid_query(client, name, dense, sparse, flt, candidate_k, with_payload=["doc_id"]))
+        lambda client, name: hybrid_query(client, name, dense, sparse, flt, candidate_k, with_payload=["doc_id"],
+                                          idf_corpus=idf_corpus(ctx.tenant_id, ctx.project_id)))
     # Equal RRF scores are ordered by chunk id: Qdrant's order among ties follows its segment layout, which
     # other tenants' writes change (issue 36: a tenant's ranking is its own).
     ranked = sorted(((str(p.id), p.score) for p in points), key=lambda hit: (-hit[1], hit[0]))

@@ -13,8 +13,9 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from .hybrid import DENSE_VECTOR, SPARSE_VECTOR, ensure_hybrid_collection
+from .scope_filter import LEXICAL_SCOPE, lexical_scope
 
-KEYWORD_INDEXES = ("tenant_id", "project_id", "agent_id", "scope", "status", "note_id", "type", "key")
+KEYWORD_INDEXES = ("tenant_id", "project_id", "agent_id", "scope", "status", "note_id", "type", "key", LEXICAL_SCOPE)
 
 
 def ensure_notes_collection(client: QdrantClient, name: str, vector_dim: int) -> None:
@@ -68,6 +69,7 @@ def chunk_point(
         "importance": importance,
         "confidence": confidence,
         "embedding_version": embedding_version,
+        LEXICAL_SCOPE: lexical_scope(tenant_id, project_id),  # BM25's IDF corpus (hybrid.scoped_idf)
     }
     return models.PointStruct(
         id=payload["chunk_id"],

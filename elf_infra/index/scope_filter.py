@@ -1,6 +1,7 @@
 """The Qdrant payload filter of the read rule's first cut, shared by the notes and the doc collections: the
 tenant, active status, and per allowed scope its home (the caller's project, or the org space for org_shared)
-and, for agent_private, the caller itself. Grants are checked in Postgres afterwards; this only narrows."""
+and, for agent_private, the caller itself. Grants are checked in Postgres afterwards; this only narrows. And
+the IDF corpus of a tenant's BM25 queries."""
 
 from __future__ import annotations
 
@@ -14,6 +15,20 @@ from elf_domain.vocabulary import Scope
 
 def _match(key: str, value: str) -> models.FieldCondition:
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+
+
+LEXICAL_SCOPE = "lexical_scope"  # payload: "<tenant_id>\t<project_id>" (no identifier holds a tab)
+
+
+def lexical_scope(tenant_id: str, project_id: str) -> str:
+    """A point's ``lexical_scope`` payload: its tenant and (home) project in one keyword."""
+    return f"{tenant_id}\t{project_id}"
+
+
+def idf_corpus(tenant_id: str, project_id: str) -> models.Filter:
+    """The points whose term statistics a caller's BM25 reads (elf_infra.index.hybrid): its project's, named by
+    one keyword condition (two conditions, tenant and project, cost Qdrant twice as much per query)."""
+    return models.Filter(must=[_match(LEXICAL_SCOPE, lexical_scope(tenant_id, project_id))])
 
 
 def scope_filter(*, tenant_id: str, project_id: str, agent_id: str, scopes: Iterable[str],

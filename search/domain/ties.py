@@ -17,6 +17,7 @@ better. Either way the set depends only on the scores, never on the order among 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 def cut_at_limit(hits: Sequence[tuple[str, float]], limit: int, fetched: int) -> list[tuple[str, float]]:
     """``hits``: (id, score) best first as the leg returned them, at most ``fetched`` (what it asked for)."""
@@ -28,8 +29,9 @@ def cut_at_limit(hits: Sequence[tuple[str, float]], limit: int, fetched: int) ->
     return [h for h in hits if h[1] >= edge]
 
 
-def settle_ties(ranked: Sequence[tuple[str, float]], content: Callable[[str], str]) -> list[str]:
-    """``settle_ties``: ids best first, equal scores ordered by their ``content`` (a chunk's text; ids are
-    random, so ordering equals by id would order them differently in every copy of the same data), then id.
+def settle_ties(ranked: Sequence[tuple[str, float]], content: Callable[[str], Any]) -> list[str]:
+    """``settle_ties``: ids best first, equal scores ordered by their ``content`` (a chunk's text and its note's
+    key; ids are random, so ordering equals by id would order them differently in every copy of the same data),
+    then id (only equal content is left to it).
     Fusion gives equal scores to, for example, two chunks only BM25 found that share their BM25 score."""
     return [i for i, _ in sorted(ranked, key=lambda hit: (-hit[1], content(hit[0]), hit[0]))]

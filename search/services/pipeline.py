@@ -180,7 +180,8 @@ def _recaller(cfg: ElfConfig, ctx: RequestContext, allowed: list[str], limit: in
     context_description = recall.project_context(cfg, ctx)
     return lambda queries: handle.call(lambda _client, collection: recall.recall(
         client=handle.points, collection=collection, embedder=embedder, embedding_version=cfg.embedding_version,
-        queries=queries, flt=flt, limit=limit, context_description=context_description))
+        queries=queries, flt=flt, corpus=recall.lexical_corpus(ctx), limit=limit,
+        context_description=context_description))
 
 
 def _expansion_mode(cfg: ElfConfig, mode: str) -> str:
@@ -252,9 +253,11 @@ def _revalidate(ctx: RequestContext, allowed: list[str], chunk_ids: list[str], m
 
 
 def _settled(cands: _Candidates, fused: list[tuple[str, float]]) -> list[str]:
-    """The valid candidates in retrieval order, equal fused scores ordered by chunk text (search.domain.ties)."""
+    """The valid candidates in retrieval order, equal fused scores ordered by chunk text and then the note's key
+    (two notes may hold the same text: "See you!") (search.domain.ties)."""
     valid = set(cands.valid)
-    return settle_ties([h for h in fused if h[0] in valid], lambda cid: cands.chunks[cid].text)
+    return settle_ties([h for h in fused if h[0] in valid],
+                       lambda cid: (cands.chunks[cid].text, cands.note_of(cid).key or ""))
 
 
 def _note_row(note: MemoryNote) -> dict:

@@ -12,7 +12,7 @@ from qdrant_client import models
 
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import TIE_FETCH, dense_and_bm25_query
-from elf_infra.index.scope_filter import scope_filter
+from elf_infra.index.scope_filter import idf_corpus, scope_filter
 from elf_kernel.context import RequestContext
 
 from ..domain.rrf import rrf_fuse
@@ -61,6 +61,11 @@ def payload_filter(ctx: RequestContext, allowed_scopes: list[str]) -> models.Fil
                         scopes=allowed_scopes, status=NoteStatus.ACTIVE)
 
 
+def lexical_corpus(ctx: RequestContext) -> models.Filter:
+    """Whose term statistics the caller's BM25 reads: its project's (elf_infra.index.hybrid says why)."""
+    return idf_corpus(ctx.tenant_id, ctx.project_id)
+
+
 def project_context(cfg, ctx: RequestContext) -> str | None:
     descriptions = (cfg.context.project_descriptions if cfg.context else None) or {}
     return descriptions.get(f"{ctx.tenant_id}:{ctx.project_id}") or descriptions.get(ctx.project_id)
@@ -87,10 +92,11 @@ class QueryHits:
 
 
 def recall(*, client, collection: str, embedder, embedding_version: str, queries: list[str], flt: models.Filter,
-           limit: int, context_description: str | None) -> list[QueryHits]:
+           corpus: models.Filter, limit: int, context_description: str | None) -> list[QueryHits]:
     """At most one embedding call for the queries' dense inputs (with the project context suffix) not in the
     query vector cache, BM25 on the raw query; per query one batch of a dense and a BM25 search (ids and scores
-    only: Postgres holds what ranking reads; the BM25 leg cut without splitting a tie, search.domain.ties),
+    only: Postgres holds what ranking reads; BM25's IDF over ``corpus``, the leg cut without splitting a tie,
+    search.domain.ties),
     fused by normalised scores (search.domain.score_fusion)."""
     dense_inputs = [dense_input(q, context_description) for q in queries]
     vectors = QUERY_VECTORS.embed(embedder, embedding_version, dense_inputs)
@@ -99,7 +105,8 @@ def recall(*, client, collection: str, embedder, embedding_version: str, queries
         sparse = bm25.embed_query(query)
         fetched = limit * TIE_FETCH
         dense_points, bm25_points = dense_and_bm25_query(client, collection, vec, sparse, flt, limit,
-                                                         with_payload=False, lexical_limit=fetched)
+                                                         with_payload=False, lexical_limit=fetched,
+                                                         idf_corpus=corpus)
         legs = {"dense": [(str(p.id), p.score) for p in dense_points]}
         weights = {"dense": 1.0}
         if sparse.indices:  # a query of stopwords only has no lexical leg: dense alone decides

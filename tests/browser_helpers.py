@@ -32,6 +32,23 @@ def browser_problem() -> str | None:
     return None
 
 
+def _left(old) -> bool:
+    """Whether the page that held ``old`` is gone. Selenium's ``staleness_of`` expects a stale-element error,
+    but chromium may answer a node of a page being replaced with "Node with given id does not belong to the
+    document" (a plain WebDriverException, seen on CI): that is gone too."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+
+    try:
+        old.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as exc:
+        if "does not belong to the document" in str(exc):
+            return True
+        raise
+    return False
+
+
 class AdminBrowser:
     """One headless chromium session on an admin bind; ``pages`` names every page arrived at, in order."""
 
@@ -63,12 +80,11 @@ class AdminBrowser:
 
     def follow(self, element, name: str) -> str:
         """Click ``element`` (a link or a submit button) and wait for the next page; returns its visible text."""
-        from selenium.webdriver.support import expected_conditions as ec
         from selenium.webdriver.support.ui import WebDriverWait
 
         old = self.driver.find_element("tag name", "html")
         element.click()
-        WebDriverWait(self.driver, WAIT_S).until(ec.staleness_of(old))
+        WebDriverWait(self.driver, WAIT_S).until(lambda _d: _left(old))
         return self._arrived(name)
 
     def _arrived(self, name: str) -> str:

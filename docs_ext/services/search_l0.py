@@ -50,9 +50,10 @@ def search_l0(*, cfg: ElfConfig, ctx: RequestContext, query: str, top_k: int, ca
     dense = build_embedding(cfg).embed([query])[0]
     sparse = bm25.embed_query(query)
     flt = scope_filter(tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id, scopes=scopes)
+    corpus = idf_corpus(ctx.tenant_id, ctx.project_id)
     points = docs_index(cfg).handle.call(
         lambda client, name: hybrid_query(client, name, dense, sparse, flt, candidate_k, with_payload=["doc_id"],
-                                          idf_corpus=idf_corpus(ctx.tenant_id, ctx.project_id)))
+                                          idf_corpus=corpus))
     # Equal RRF scores are ordered by chunk id: Qdrant's order among ties follows its segment layout, which
     # other tenants' writes change (issue 36: a tenant's ranking is its own).
     ranked = sorted(((str(p.id), p.score) for p in points), key=lambda hit: (-hit[1], hit[0]))

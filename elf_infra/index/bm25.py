@@ -5,8 +5,8 @@ app computes the same sparse vectors with `qdrant_edge.Bm25` (Qdrant's tokenizer
 and English stopwords) and sends them as `SparseVector`s. Documents carry BM25 term-frequency weights
 (k, b and a fixed avg_len, so a document's vector depends on no corpus); queries carry 1.0 per unique term. The
 IDF factor is applied by the server, through the collection's `idf` modifier on the `bm25` sparse vector, in a
-real Qdrant server and the embedded one alike, over the caller's (tenant, project) (each BM25 request names it as the
-IDF corpus: `hybrid.scoped_idf`).
+real Qdrant server and the embedded one alike, over the caller's (tenant, project) (each BM25 request names it
+as the IDF corpus: `hybrid.scoped_idf`).
 
 Stopwords: qdrant-edge's English list is NLTK's 179-word list (checked: every one of the 179 is dropped,
 and no other word of the LoCoMo texts and questions is), the list that beat Lucene's 33 words by 6 points of

@@ -6,9 +6,9 @@ Postgres is authoritative and Qdrant may be stale.
 BM25's IDF is computed over the caller's (tenant, project), not the whole collection: every BM25 request names
 that project's points as the IDF corpus (`params.idf.corpus`, Qdrant's `IdfCorpusParams`;
 `scope_filter.idf_corpus`). So one tenant's or project's writes never move another's scores, and no one can
-learn from its own scores which words others write (issue 36). Document vectors carry only BM25's term-frequency part, with a fixed average
-length (`bm25.BM25_AVG_LEN`), so they depend on no corpus either; nothing about the statistics is stored, and
-a rebuild from Postgres restores them exactly.
+learn from its own scores which words others write (issue 36). Document vectors carry only BM25's
+term-frequency part, with a fixed average length (`bm25.BM25_AVG_LEN`), so they depend on no corpus either;
+nothing about the statistics is stored, and a rebuild from Postgres restores them exactly.
 
 Why the project and not exactly what the search may read (which adds the org space's org_shared points and
 leaves out other agents' private ones): Qdrant counts the corpus per request, and each condition of the corpus
@@ -32,7 +32,7 @@ TIE_FETCH = 2  # the BM25 leg asks for this many times its limit, to see where a
 
 
 def scoped_idf(corpus: models.Filter | None) -> models.SearchParams | None:
-    """A BM25 request's search params: IDF over the points ``corpus`` admits (the caller's tenant). None
+    """A BM25 request's search params: IDF over the points ``corpus`` admits (the caller's project). None
     (collection-wide IDF) only for a search that names no corpus, which no tenant's request makes."""
     if corpus is None:
         return None

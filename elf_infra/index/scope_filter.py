@@ -1,7 +1,7 @@
 """The Qdrant payload filter of the read rule's first cut, shared by the notes and the doc collections: the
 tenant, active status, and per allowed scope its home (the caller's project, or the org space for org_shared)
 and, for agent_private, the caller itself. Grants are checked in Postgres afterwards; this only narrows. And
-the IDF corpus of a tenant's BM25 queries."""
+the IDF corpus of a caller's BM25 queries: its project's points."""
 
 from __future__ import annotations
 

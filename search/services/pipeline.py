@@ -176,12 +176,11 @@ def _recaller(cfg: ElfConfig, ctx: RequestContext, allowed: list[str], limit: in
     handle = notes_index(cfg).handle  # ensured once per process, and again if Qdrant answers 404; the query
     # itself goes through the handle's plain-HTTP ``points`` (elf_infra.index.points_query)
     embedder = _TimedEmbedder(build_embedding(cfg), stages)
-    flt = recall.payload_filter(ctx, allowed)
+    flt, corpus = recall.payload_filter(ctx, allowed), recall.lexical_corpus(ctx)
     context_description = recall.project_context(cfg, ctx)
     return lambda queries: handle.call(lambda _client, collection: recall.recall(
         client=handle.points, collection=collection, embedder=embedder, embedding_version=cfg.embedding_version,
-        queries=queries, flt=flt, corpus=recall.lexical_corpus(ctx), limit=limit,
-        context_description=context_description))
+        queries=queries, flt=flt, corpus=corpus, limit=limit, context_description=context_description))
 
 
 def _expansion_mode(cfg: ElfConfig, mode: str) -> str:

@@ -96,14 +96,13 @@ def recall(*, client, collection: str, embedder, embedding_version: str, queries
     """At most one embedding call for the queries' dense inputs (with the project context suffix) not in the
     query vector cache, BM25 on the raw query; per query one batch of a dense and a BM25 search (ids and scores
     only: Postgres holds what ranking reads; BM25's IDF over ``corpus``, the leg cut without splitting a tie,
-    search.domain.ties),
-    fused by normalised scores (search.domain.score_fusion)."""
+    search.domain.ties), fused by normalised scores (search.domain.score_fusion)."""
     dense_inputs = [dense_input(q, context_description) for q in queries]
     vectors = QUERY_VECTORS.embed(embedder, embedding_version, dense_inputs)
+    fetched = limit * TIE_FETCH
     out = []
     for query, vec in zip(queries, vectors):
         sparse = bm25.embed_query(query)
-        fetched = limit * TIE_FETCH
         dense_points, bm25_points = dense_and_bm25_query(client, collection, vec, sparse, flt, limit,
                                                          with_payload=False, lexical_limit=fetched,
                                                          idf_corpus=corpus)

@@ -11,3 +11,6 @@ MAX_PROFILE_ID_CHARS = 128
 MAX_PROFILE_VERSION = 2**31 - 1
 # A source_ref (of a note or a document) is a JSON object of at most this many bytes as UTF-8 JSON.
 MAX_SOURCE_REF_BYTES = 16384
+
+# A note's context (memory.domain.note_context): at most this many characters of its NFKC form.
+MAX_CONTEXT_CHARS = 1000

@@ -84,6 +84,7 @@ class MemoryNote(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     embedding_version = models.TextField()
     source_ref = models.JSONField(default=dict)
+    context = models.TextField(default="", blank=True)  # embedded with the text, not part of it (0006)
     hit_count = models.BigIntegerField(db_default=0)
     last_hit_at = models.DateTimeField(null=True, blank=True)
 

@@ -139,3 +139,21 @@ def test_length_is_counted_in_characters_after_nfkc():
 def test_secret_detection_sees_the_nfkc_form():
     fullwidth_card = "Card ４１１１ １１１１ １１１１ １１１１ on file."
     assert gate(text=fullwidth_card) == GateVerdict(REJECT_SECRET, "text")
+
+
+def test_a_context_is_judged_like_the_text_after_everything_else():
+    from memory.domain.note_context import MAX_CONTEXT_CHARS, embedding_text
+
+    def verdict(context, **kw):
+        v = evaluate_note(text=kw.get("text", "Fact: ok."), note_type="fact", scope="agent_private",
+                          max_note_chars=240, allowed_types=MEMORY_TYPES, allowed_scopes=["agent_private"],
+                          write_allowed={"agent_private": True}, context=context)
+        return None if v is None else (v.reason_code, v.field)
+
+    assert verdict("") is None and verdict("Caroline: Did you go?") is None
+    assert verdict("x" * MAX_CONTEXT_CHARS) is None
+    assert verdict("x" * (MAX_CONTEXT_CHARS + 1)) == ("REJECT_TOO_LONG", "context")
+    assert verdict("Это по-русски, совсем не английский текст.") == ("REJECT_NON_ENGLISH", "context")
+    assert verdict("my password is hunter2-Secret!") == ("REJECT_SECRET", "context")
+    assert verdict("my password is hunter2-Secret!", text="") == ("REJECT_EMPTY", "text")  # the text comes first
+    assert embedding_text("a", "") == "a" and embedding_text("a", "b") == "a\n\nContext:\nb"

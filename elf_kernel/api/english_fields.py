@@ -31,6 +31,8 @@ def note_fields(note: dict, path: str) -> Iterator[tuple[str, str, FieldKind]]:
     if note.get("key"):
         yield f"{path}.key", note["key"], IDENTIFIER
     yield f"{path}.text", note["text"], NATURAL
+    if note.get("context"):
+        yield f"{path}.context", note["context"], NATURAL
     yield from source_ref_fields(note.get("source_ref") or {}, f"{path}.source_ref")
     yield from structured_fields(note.get("structured"), f"{path}.structured")
 

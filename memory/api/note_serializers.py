@@ -12,6 +12,8 @@ from elf_kernel.api.json_object import JSONObjectField
 from elf_kernel.api.schema_docs import error_responses
 from elf_kernel.api.strict import StrictSerializer
 
+from ..domain.note_context import MAX_CONTEXT_CHARS
+
 MAX_TTL_DAYS = 36500
 MAX_KEY_CHARS = 128
 SCOPE_ALIASES = {"team_shared": "project_shared"}
@@ -82,6 +84,10 @@ class NoteInSerializer(StrictSerializer):
     source_ref = JSONObjectField(max_bytes=MAX_SOURCE_REF_BYTES, required=False,
                                  help_text="Opaque JSON object, stored and returned as is.")
     write_policy = serializers.JSONField(required=False, help_text="supplement section 5: applied to text before the gates")
+    context = serializers.CharField(
+        required=False, allow_blank=True, trim_whitespace=False,
+        help_text=f"Optional, at most {MAX_CONTEXT_CHARS} characters: embedded with the text (not part of it), e.g. the "
+                  "conversation turns around a turn stored as a note. Judged like the text (English, no secret).")
 
 
 class IngestNotesSerializer(StrictSerializer):
@@ -124,6 +130,7 @@ class NoteOutSerializer(serializers.Serializer):
     expires_at = serializers.DateTimeField(allow_null=True)
     embedding_version = serializers.CharField()
     source_ref = serializers.JSONField()
+    context = serializers.CharField(allow_blank=True, help_text="embedded with the text; '' when none")
     hit_count = serializers.IntegerField()
     last_hit_at = serializers.DateTimeField(allow_null=True)
     structured = serializers.JSONField(allow_null=True)

@@ -16,6 +16,8 @@ from elf_domain.english_gate import check_identifier, check_natural_language, no
 from elf_domain.secrets import contains_secret
 from elf_domain.spaces import scope_writable
 
+from .note_context import MAX_CONTEXT_CHARS
+
 __all__ = [
     "MEMORY_TYPES",
     "REJECT_EMPTY",
@@ -39,7 +41,7 @@ REJECT_SECRET = "REJECT_SECRET"
 @dataclass(frozen=True)
 class GateVerdict:
     """A rejection: the reason code and the note field that caused it (``text``, ``key``, ``type``,
-    ``scope``), for the caller to turn into a JSONPath such as ``$.notes[0].text``."""
+    ``scope``, ``context``), for the caller to turn into a JSONPath such as ``$.notes[0].text``."""
 
     reason_code: str
     field: str
@@ -55,6 +57,7 @@ def evaluate_note(
     allowed_scopes: Collection[str],
     write_allowed: Mapping[str, bool],
     key: str | None = None,
+    context: str = "",
 ) -> GateVerdict | None:
     """The WriteGate verdict for one note, None when it passes.
 
@@ -62,7 +65,8 @@ def evaluate_note(
     ``allowed_types`` normally MEMORY_TYPES, ``allowed_scopes`` and ``write_allowed`` come from
     ``scopes.allowed`` / ``scopes.write_allowed`` and ``max_note_chars`` from ``memory.max_note_chars``.
     A scope missing from ``write_allowed`` is not writable. ``key``, when given, must pass the identifier
-    gate and hold no secret.
+    gate and hold no secret. ``context`` (memory.domain.note_context), when not empty, must be English, at most
+    ``MAX_CONTEXT_CHARS`` and hold no secret.
     """
     if not text.strip():
         return GateVerdict(REJECT_EMPTY, "text")
@@ -81,4 +85,15 @@ def evaluate_note(
         return GateVerdict(REJECT_SECRET, "text")
     if key is not None and contains_secret(normalize(key)):
         return GateVerdict(REJECT_SECRET, "key")
+    return _context_verdict(context) if context else None
+
+
+def _context_verdict(context: str) -> GateVerdict | None:
+    if check_natural_language(context) is not None:
+        return GateVerdict(REJECT_NON_ENGLISH, "context")
+    normalized = normalize(context)
+    if len(normalized) > MAX_CONTEXT_CHARS:
+        return GateVerdict(REJECT_TOO_LONG, "context")
+    if contains_secret(normalized):
+        return GateVerdict(REJECT_SECRET, "context")
     return None

@@ -129,3 +129,12 @@ def store_chunks(
             cur.execute(_UPSERT_POOLED, {"note_id": note_id, "version": version, "dim": len(pooled),
                                          "pooled": vector_text(pooled)})
     return chunk_ids
+
+
+def drop_chunk_vectors(note_id: uuid.UUID) -> None:
+    """Forget the note's chunk and pooled vectors (every version): its context changed, so each chunk must be
+    embedded again even where its text did not (the worker reuses a stored vector by chunk text)."""
+    with connection.cursor() as cur:
+        cur.execute("DELETE FROM note_chunk_embeddings e USING memory_note_chunks c "
+                    "WHERE e.chunk_id = c.chunk_id AND c.note_id = %s", [note_id])
+        cur.execute("DELETE FROM note_embeddings WHERE note_id = %s", [note_id])

@@ -35,6 +35,7 @@ from elf_domain.chunking import Chunk
 from elf_infra.providers.errors import ProviderError
 from elf_infra.providers.factory import build_embedding
 
+from ..domain.note_context import embedding_text
 from ..models import MemoryNote, MemoryNoteChunk, NoteChunkEmbedding, NoteEmbedding, NoteStatus, OutboxOp
 from .chunks import note_chunks, store_chunks
 from .index import chunk_to_point, notes_index
@@ -114,7 +115,8 @@ def _reuse_stored(plans: list[_Plan], version: str) -> None:
 def _embed(cfg: ElfConfig, plans: list[_Plan]) -> dict[uuid.UUID, ProviderError]:
     """Embed every fresh chunk of the plans, EMBED_BATCH texts per provider call; on a provider error, the
     notes that needed a vector are returned with it."""
-    texts = list(dict.fromkeys(c.text for p in plans for c in p.chunks if c.index in p.fresh))
+    texts = list(dict.fromkeys(embedding_text(c.text, p.note.context) for p in plans for c in p.chunks
+                               if c.index in p.fresh))
     if not texts:
         return {}
     embedder = build_embedding(cfg)
@@ -127,5 +129,5 @@ def _embed(cfg: ElfConfig, plans: list[_Plan]) -> dict[uuid.UUID, ProviderError]
         return {p.note.note_id: exc for p in plans if p.fresh}
     for p in plans:
         for index in p.fresh:
-            p.vectors[index] = by_text[p.chunks[index].text]
+            p.vectors[index] = by_text[embedding_text(p.chunks[index].text, p.note.context)]
     return {}

@@ -42,7 +42,8 @@ from elf_infra.providers.errors import ProviderError
 from elf_kernel.context import RequestContext
 
 from ..domain import policy, update_resolver, write_gate
-from ..indexing.chunks import note_chunks, store_chunks
+from ..domain.note_context import embedding_text
+from ..indexing.chunks import drop_chunk_vectors, note_chunks, store_chunks
 from ..indexing.outbox import dispatch_rows, outbox_rows
 from ..models import (
     Decision,
@@ -74,6 +75,7 @@ class NoteInput:
     ttl_days: int | None = None
     source_ref: dict = field(default_factory=dict)
     structured: dict | None = None
+    context: str = ""  # memory.domain.note_context
     field_path: str = "$.notes[0]"
     # Pipeline-specific audit merged into the decision row's details (add_event: evidence, policy audits).
     decision_extra: dict = field(default_factory=dict)
@@ -162,7 +164,7 @@ def _gate(cfg: ElfConfig, scope: str, note: NoteInput):
     return write_gate.evaluate_note(
         text=note.text, note_type=note.type, scope=scope, key=note.key,
         max_note_chars=cfg.memory.max_note_chars, allowed_types=MEMORY_TYPES,
-        allowed_scopes=cfg.scopes.allowed, write_allowed=cfg.scopes.write_allowed,
+        allowed_scopes=cfg.scopes.allowed, write_allowed=cfg.scopes.write_allowed, context=note.context,
     )
 
 
@@ -229,7 +231,7 @@ def _embed(cfg: ElfConfig, notes: list[NoteInput], verdicts, embedder) -> dict[i
     if not to_embed:
         return embedded
     try:
-        vectors = embedder.embed([notes[i].text for i in to_embed])
+        vectors = embedder.embed([embedding_text(notes[i].text, notes[i].context) for i in to_embed])
     except ProviderError:
         if any(not notes[i].key for i in to_embed):
             raise
@@ -301,7 +303,7 @@ def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, embedded: _Embedded, 
             key=note.key, text=note.text, importance=note.importance, confidence=note.confidence,
             status=NoteStatus.ACTIVE, created_at=now, updated_at=now,
             expires_at=expiry(cfg, note.type, note.ttl_days, now), embedding_version=cfg.embedding_version,
-            source_ref=note.source_ref,
+            source_ref=note.source_ref, context=note.context,
         )
         if not deferred:
             target.save(force_insert=True)
@@ -316,8 +318,11 @@ def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, embedded: _Embedded, 
             target.source_ref, target.updated_at = note.source_ref, now
             target.expires_at = expiry(cfg, note.type, note.ttl_days, now)
             target.embedding_version = cfg.embedding_version
+            if target.context != note.context:  # the stored chunk vectors embedded the old context
+                target.context = note.context
+                drop_chunk_vectors(target.note_id)
             target.save(update_fields=["text", "importance", "confidence", "source_ref", "updated_at", "expires_at",
-                                       "embedding_version"])
+                                       "embedding_version", "context"])
             rows.versions.append(version_row(
                 note_id=target.note_id, op=VersionOp.UPDATE, prev=prev, new=note_snapshot(target),
                 reason=f"{pipeline}:{'key' if res.key_match else 'similarity'}", actor=actor, ts=now))

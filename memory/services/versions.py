@@ -26,6 +26,7 @@ def note_snapshot(note: MemoryNote) -> dict[str, Any]:
         "expires_at": note.expires_at.isoformat() if note.expires_at else None,
         "embedding_version": note.embedding_version,
         "source_ref": note.source_ref,
+        "context": note.context,
     }
 
 

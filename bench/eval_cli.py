@@ -30,6 +30,8 @@ from elf_domain.vocabulary import SEARCH_MODES
 
 from .eval_client import ElfClient, RequestFailed
 from .eval_dataset import DatasetError, limited, load_dataset
+from .eval_notes import NEIGHBOURS, NOTE_CONTEXTS
+from .eval_protocol import SPLITS, conversation_splits, only_split
 from .eval_indexing import IndexingTimeout, wait_indexed
 from .eval_ingest import IngestReport, delete_created, ingest_dataset
 from .eval_queries import ArmSpec, run_queries
@@ -37,6 +39,7 @@ from .eval_report import render
 from .eval_target import Target, TargetError, load_target
 
 AGENT = "eval"
+CONTEXT_ARM = "context:"
 RESULT_FORMAT = "elf_eval_result/v1"
 
 
@@ -48,14 +51,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--top-k", type=int, default=10, help="notes asked per search (default 10)")
     p.add_argument("--candidate-k", type=int, help="candidates per search (default: the config's memory.candidate_k)")
     p.add_argument("--ab", "--compare", dest="ab", metavar="MODE_OR_CONFIG",
-                   help="a second arm in the same run: another search mode on the same data, or another config "
-                        "file (another running service, same mode); printed side by side with deltas")
+                   help="a second arm in the same run: another search mode on the same data, another config "
+                        "file (another running service, same mode), or context:none|context:neighbours (the same "
+                        "service, notes written again under tenant -b with that note context); printed side by "
+                        "side with deltas")
     p.add_argument("--json", dest="json_out", metavar="FILE", help="write every number (and per-query results) here")
     p.add_argument("--limit-conversations", type=int, metavar="N", help="only the first N conversations")
     p.add_argument("--limit-queries", type=int, metavar="N", help="only the first N queries of each conversation")
     p.add_argument("--min-recall10", type=float, metavar="X",
                    help="exit 1 when the overall recall@10 of any arm is below X (for CI)")
     p.add_argument("--keep", action="store_true", help="keep the notes written (default: delete them at the end)")
+    p.add_argument("--split", choices=SPLITS, default="all",
+                   help="the conversations to run: dev (LoCoMo 1-5, for tuning), test (6-10) or all (default); "
+                        "every report shows each split it ran apart (bench.eval_protocol)")
+    p.add_argument("--note-context", choices=NOTE_CONTEXTS, default=NEIGHBOURS,
+                   help="what each note carries as its context (embedded with it, not part of it): the turns "
+                        "before and after it in its session (neighbours, default) or nothing (none)")
     p.add_argument("--index-timeout", type=float, default=1800.0, metavar="S",
                    help="seconds to wait for indexing (default 1800)")
     args = p.parse_args(argv)
@@ -77,21 +88,24 @@ def _say(message: str) -> None:
 class Run:
     """One elf-eval run: targets (services) written to, arms (service x mode) searched."""
 
-    def __init__(self, args: argparse.Namespace, targets: dict[str, Target], arms: list[ArmSpec]):
-        self.args, self.targets, self.arms = args, targets, arms
+    def __init__(self, args: argparse.Namespace, targets: dict[str, Target], arms: list[ArmSpec],
+                 contexts: dict[str, str], splits: dict[str, str]):
+        self.args, self.targets, self.arms, self.contexts, self.splits = args, targets, arms, contexts, splits
         self.run_id = datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S") + "-" + secrets.token_hex(3)
         # One tenant per service: two configs may share one database, and runs never share a tenant.
         self.tenants = {k: f"eval-{self.run_id}-{k.lower()}" for k in targets}
         self.clients = {k: ElfClient(t.base_url, tenant=self.tenants[k], agent=AGENT) for k, t in targets.items()}
         self.ingests: dict[str, IngestReport] = {}
-        self.out: dict = {"targets": {k: {"label": k, "summary": t.summary()} for k, t in targets.items()}}
+        self.out: dict = {"targets": {k: {"label": k, "summary": t.summary(), "note_context": contexts[k]}
+                                      for k, t in targets.items()}}
 
     def ingest(self, ds) -> None:
         for label, target in self.targets.items():
             client = self.clients[label]
             client.health()
             report = self.ingests[label] = IngestReport(tenant=client.tenant)
-            ingest_dataset(client, ds, report, max_note_chars=target.max_note_chars, label=label)
+            ingest_dataset(client, ds, report, max_note_chars=target.max_note_chars, label=label,
+                           note_context=self.contexts[label])
             note_ids = [n for ids in report.note_items.values() for n in ids]
             t_out = self.out["targets"][label]
             with tqdm(total=len(note_ids), desc=f"[{label}] indexed", unit="note", file=sys.stderr,
@@ -105,7 +119,8 @@ class Run:
                  f"{t_out['index_seconds']:.1f} s more")
 
     def search(self, ds) -> list[dict]:
-        return [run_queries(self.clients[arm.target], ds, self.ingests[arm.target], arm) for arm in self.arms]
+        return [run_queries(self.clients[arm.target], ds, self.ingests[arm.target], arm, self.splits)
+                for arm in self.arms]
 
     def cleanup(self) -> None:
         for label, report in self.ingests.items():
@@ -117,33 +132,42 @@ class Run:
             t_out["cleanup"] = {"deleted": delete_created(self.clients[label], report, label=label)}
 
 
-def build_arms(args: argparse.Namespace) -> tuple[dict[str, Target], list[ArmSpec]]:
+def build_arms(args: argparse.Namespace) -> tuple[dict[str, Target], list[ArmSpec], dict[str, str]]:
+    """The services written to (by label), the arms searched, and each service label's note context."""
     target = load_target(args.config)
     mode = args.mode or target.cfg.search.default_mode
-    targets = {"A": target}
+    targets, contexts = {"A": target}, {"A": args.note_context}
     arms = [ArmSpec("A", "A", mode, args.top_k, args.candidate_k)]
     if args.ab in SEARCH_MODES:
         arms.append(ArmSpec("B", "A", args.ab, args.top_k, args.candidate_k))
+    elif args.ab and args.ab.startswith(CONTEXT_ARM):
+        other_context = args.ab[len(CONTEXT_ARM):]
+        if other_context not in NOTE_CONTEXTS:
+            raise TargetError(f"--ab {args.ab}: the note context must be one of {', '.join(NOTE_CONTEXTS)}")
+        targets["B"], contexts["B"] = target, other_context
+        arms.append(ArmSpec("B", "B", mode, args.top_k, args.candidate_k))
     elif args.ab:
         other = load_target(args.ab)
         if other.base_url == target.base_url:
             raise TargetError(f"--ab {args.ab} names the same service as -c ({target.base_url})")
-        targets["B"] = other
+        targets["B"], contexts["B"] = other, args.note_context
         arms.append(ArmSpec("B", "B", mode, args.top_k, args.candidate_k))
-    return targets, arms
+    return targets, arms, contexts
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         ds = limited(load_dataset(args.dataset), conversations=args.limit_conversations, queries=args.limit_queries)
+        splits = conversation_splits(ds)
+        ds = only_split(ds, args.split)
         if not ds.query_count:
             raise DatasetError(f"{args.dataset}: no queries to run")
-        targets, arms = build_arms(args)
+        targets, arms, contexts = build_arms(args)
     except (DatasetError, TargetError, ConfigError) as exc:
         _say(f"elf-eval: {exc}")
         return 2
-    run = Run(args, targets, arms)
+    run = Run(args, targets, arms, contexts, splits)
     started, t0 = _now(), time.perf_counter()
     _say(f"elf-eval run {run.run_id}: {len(ds.conversations)} conversations, {ds.item_count} items, "
          f"{ds.query_count} queries; tenants {', '.join(run.tenants.values())}")
@@ -165,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": round(time.perf_counter() - t0, 2), "failure": failure,
         "dataset": {"path": ds.path, "sha256": ds.sha256, "source": ds.source, "conversations": len(ds.conversations),
                     "items": ds.item_count, "queries": ds.query_count,
-                    "limit_conversations": args.limit_conversations, "limit_queries": args.limit_queries},
+                    "limit_conversations": args.limit_conversations, "limit_queries": args.limit_queries,
+                    "split": args.split},
         **run.out, "min_recall10": args.min_recall10,
     }
     if failure:

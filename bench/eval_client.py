@@ -12,7 +12,7 @@ import requests
 from bench.server_timing import timings
 from elf_domain.limits import MAX_NOTES_PER_REQUEST
 
-_NOTE_INDEX = re.compile(r"^\$\.notes\[(\d+)\]")
+_NOTE_INDEX = re.compile(r"^\$\.notes\[(\d+)\]\.?([a-z_]*)")
 
 
 class RequestFailed(RuntimeError):
@@ -64,29 +64,41 @@ class ElfClient:
     def ingest(self, project: str, notes: list[dict]) -> list[NoteOutcome]:
         """add_note for ``notes`` (at most MAX_NOTES_PER_REQUEST), results in input order.
 
-        The English gate refuses a whole request (422 NON_ENGLISH_INPUT naming each failing note); the
-        named notes then get a REJECTED outcome with that code and the rest is sent again."""
+        The English gate refuses a whole request (422 NON_ENGLISH_INPUT naming each failing field); a note
+        refused for its text gets a REJECTED outcome with that code, one refused (or rejected by the WriteGate)
+        for its context only is sent again without it, and the rest is sent again."""
         if len(notes) > MAX_NOTES_PER_REQUEST:
             raise ValueError(f"at most {MAX_NOTES_PER_REQUEST} notes per request")
+        notes = list(notes)
         out: list[NoteOutcome | None] = [None] * len(notes)
         pending = list(range(len(notes)))
         while pending:
             body = {"scope": "agent_private", "notes": [notes[i] for i in pending]}
             resp = self._send("POST", "/v2/notes/ingest", project, json=body)
             if resp.status_code == 200:
+                again = []
                 for i, r in zip(pending, resp.json()["results"], strict=True):
-                    out[i] = NoteOutcome(op=r["op"], note_id=r.get("note_id"), reason_code=r.get("reason_code"))
-                break
+                    if r["op"] == "REJECTED" and (r.get("field_path") or "").endswith(".context"):
+                        notes[i] = _without_context(notes[i])
+                        again.append(i)
+                    else:
+                        out[i] = NoteOutcome(op=r["op"], note_id=r.get("note_id"), reason_code=r.get("reason_code"))
+                pending = again
+                continue
             refused = self._refused_by_gate(resp, len(pending))
             if refused is None:
                 raise self._fail("POST", "/v2/notes/ingest", resp)
-            for j in refused:
-                out[pending[j]] = NoteOutcome(op="REJECTED", note_id=None, reason_code="NON_ENGLISH_INPUT")
-            pending = [i for j, i in enumerate(pending) if j not in refused]
+            for j, fields in refused.items():
+                if fields == {"context"}:
+                    notes[pending[j]] = _without_context(notes[pending[j]])
+                else:
+                    out[pending[j]] = NoteOutcome(op="REJECTED", note_id=None, reason_code="NON_ENGLISH_INPUT")
+            pending = [i for i in pending if out[i] is None]
         return [o for o in out if o is not None]
 
     @staticmethod
-    def _refused_by_gate(resp: requests.Response, count: int) -> set[int] | None:
+    def _refused_by_gate(resp: requests.Response, count: int) -> dict[int, set[str]] | None:
+        """The refused notes of a 422 NON_ENGLISH_INPUT (index in the request -> its failing fields)."""
         if resp.status_code != 422:
             return None
         try:
@@ -98,7 +110,9 @@ class ElfClient:
         found = [_NOTE_INDEX.match(f) for f in body.get("fields") or []]
         if not found or not all(found):
             return None  # a field outside the notes (e.g. $.scope): nothing to drop
-        refused = {int(m.group(1)) for m in found}
+        refused: dict[int, set[str]] = {}
+        for m in found:
+            refused.setdefault(int(m.group(1)), set()).add(m.group(2))
         return refused if all(i < count for i in refused) else None
 
     def search(self, project: str, query: str, *, mode: str, top_k: int, candidate_k: int | None,
@@ -127,3 +141,7 @@ class ElfClient:
             raise RequestFailed(f"GET /health at {self.base}: {exc}") from None
         if resp.status_code != 200:
             raise self._fail("GET", "/health", resp)
+
+
+def _without_context(note: dict) -> dict:
+    return {k: v for k, v in note.items() if k != "context"}

@@ -25,6 +25,7 @@ class Item:
     item_id: str
     text: str
     speaker: str | None
+    session: int | None = None  # items of one session are neighbours (a note's context, bench.eval_notes)
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,10 @@ def _item(raw: dict, at: str) -> Item:
     speaker = raw.get("speaker")
     if speaker is not None and not isinstance(speaker, str):
         raise DatasetError(f"{at}.speaker must be a string when present")
-    return Item(item_id=_str(raw, "item_id", at), text=_str(raw, "text", at), speaker=speaker)
+    session = raw.get("session")
+    if session is not None and (not isinstance(session, int) or isinstance(session, bool)):
+        raise DatasetError(f"{at}.session must be an integer when present")
+    return Item(item_id=_str(raw, "item_id", at), text=_str(raw, "text", at), speaker=speaker, session=session)
 
 
 def _query(raw: dict, at: str, item_ids: set[str], category_names: dict[str, str]) -> Query:

@@ -12,6 +12,7 @@ from .eval_client import ElfClient
 from .eval_dataset import Dataset
 from .eval_ingest import IngestReport
 from .eval_metrics import by_category, dedupe_ranked, mean_metrics, query_metrics
+from .eval_protocol import split_metrics
 from .stats import percentile
 
 # Unmeasured searches before an arm, each on a new connection so that every API worker process (gunicorn
@@ -55,9 +56,10 @@ def warm_up(client: ElfClient, ds: Dataset, arm: ArmSpec) -> int:
     return len(WARMUP_TEXTS)
 
 
-def run_queries(client: ElfClient, ds: Dataset, ingest: IngestReport, arm: ArmSpec) -> dict:
+def run_queries(client: ElfClient, ds: Dataset, ingest: IngestReport, arm: ArmSpec, splits: dict[str, str]) -> dict:
     """Search every query of ``ds`` (after a few unmeasured warm-up searches); returns the arm's metrics,
-    latencies and per-query results."""
+    latencies and per-query results, overall, per category and per split (``splits``: conversation id -> dev or
+    test, bench.eval_protocol)."""
     warmups = warm_up(client, ds, arm)
     per_query, client_ms, server_ms = [], [], []
     lost = set(ingest.lost_items)
@@ -74,7 +76,7 @@ def run_queries(client: ElfClient, ds: Dataset, ingest: IngestReport, arm: ArmSp
                 if out.server_ms is not None:
                     server_ms.append(out.server_ms)
                 per_query.append({
-                    "query_id": q.query_id, "category_name": q.category_name,
+                    "query_id": q.query_id, "conversation_id": conv.conversation_id, "category_name": q.category_name,
                     "expected_item_ids": list(q.expected_item_ids), "ranked_item_ids": ranked,
                     "metrics": query_metrics(ranked, q.expected_item_ids),
                     "expected_not_stored": [i for i in q.expected_item_ids if i in lost],
@@ -89,6 +91,7 @@ def run_queries(client: ElfClient, ds: Dataset, ingest: IngestReport, arm: ArmSp
         "queries_with_unstored_evidence": sum(1 for q in per_query if q["expected_not_stored"]),
         "overall": mean_metrics(metrics),
         "by_category": by_category(metrics, [q["category_name"] for q in per_query]),
+        "splits": split_metrics(per_query, splits),
         "latency_ms": {"client": _latency(client_ms), "server": _latency(server_ms)},
         "seconds": round(time.perf_counter() - t0, 2), "warmup_searches": warmups,
         "per_query": per_query,

@@ -35,21 +35,38 @@ def latency_rows(arm: dict) -> list[tuple[str, float | None]]:
     return [(f"{side} {p} ms", lat[side][p]) for side in ("client", "server") for p in ("p50", "p95")]
 
 
-def single_arm(arm: dict) -> list[str]:
+def single_arm(arm: dict, *, latency: bool = True) -> list[str]:
     rows = [[name, str(n), *(_f(g.get(m)) for m in METRICS)] for name, n, g in _groups(arm)]
     lines = _table(["category", "queries", *METRICS], rows)
+    if not latency:
+        return lines
     lat = ", ".join(f"{name} {_f(v, 1)}" for name, v in latency_rows(arm))
     return lines + [f"latency ({arm['mode']}, {arm['latency_ms']['client']['n']} searches): {lat}"]
 
 
-def two_arms(a: dict, b: dict) -> list[str]:
+def _split_arm(arm: dict, split: str) -> dict:
+    return {**arm, **arm["splits"][split]}
+
+
+def split_lines(arms: list[dict]) -> list[str]:
+    """Each split (bench.eval_protocol) the run searched, apart: dev is where levers are tuned, test is only
+    reported."""
+    lines = []
+    for split in arms[0].get("splits") or {}:
+        parts = [_split_arm(arm, split) for arm in arms]
+        lines += ["", f"split {split} ({parts[0]['queries']} queries)"]
+        lines += single_arm(parts[0], latency=False) if len(parts) == 1 else two_arms(*parts, latency=False)
+    return lines
+
+
+def two_arms(a: dict, b: dict, *, latency: bool = True) -> list[str]:
     rows = []
     for (name, n, ga), (_, _, gb) in zip(_groups(a), _groups(b)):
         for m in METRICS:
             va, vb = ga.get(m), gb.get(m)
             delta = None if va is None or vb is None else vb - va
             rows.append([f"{name} ({n})", m, _f(va), _f(vb), "-" if delta is None else f"{delta:+.3f}"])
-    for (name, va), (_, vb) in zip(latency_rows(a), latency_rows(b)):
+    for (name, va), (_, vb) in zip(latency_rows(a), latency_rows(b)) if latency else ():
         delta = None if va is None or vb is None else vb - va
         rows.append(["latency", name, _f(va, 1), _f(vb, 1), "-" if delta is None else f"{delta:+.1f}"])
     other = a["target"] != b["target"]
@@ -63,7 +80,7 @@ def render(result: dict) -> str:
              f"{ds['items']} items, {ds['queries']} queries"]
     for t in result["targets"].values():
         s = t["summary"]
-        lines.append(f"service [{t['label']}] {s['base_url']} ({s['config']}): embedding "
+        lines.append(f"service [{t['label']}] {s['base_url']} ({s['config']}), note context {t['note_context']}: embedding "
                      f"{s['embedding']['provider_id']}/{s['embedding']['model']}, rerank "
                      f"{s['rerank']['provider_id']}/{s['rerank']['model']}, expansion {s['expansion_mode']}")
         lines += ingest_lines(t["label"], t["ingest"], t.get("index_seconds"))
@@ -72,6 +89,7 @@ def render(result: dict) -> str:
     lines.append(f"top_k {a['top_k']}, candidate_k {a['candidate_k'] or 'config default'}")
     lines.append("")
     lines += single_arm(a) if len(arms) == 1 else two_arms(a, arms[1])
+    lines += split_lines(arms)
     for arm in arms:
         if arm["queries_with_unstored_evidence"]:
             lines.append(f"!! arm {arm['label']}: {arm['queries_with_unstored_evidence']} queries expect an item "

@@ -7,6 +7,7 @@
                                      run (the embedder and qdrant micro-benchmarks need no running service and are
                                      separate)
     elf-bench NAME [options]         one part; elf-bench NAME --help for its options
+    elf-bench extractor [--locomo]   the offline extractor's precision and recall (issue 32; needs no service)
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ BENCHES = {
     "docs": "bench.docs_bench",
     "core-memory": "bench.core_memory_bench",
     "acb": "bench.acb_bench",
+    "extractor": "bench.extractor_eval",  # quality, offline: not part of ``elf-bench -c FILE``
 }
 # What `elf-bench -c FILE` runs, in order, with bounded sizes (every part also caps its own waiting time).
 ALL = (

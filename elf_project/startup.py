@@ -1,5 +1,5 @@
-"""Start-up steps shared by elf-api, elf-worker and manage.py: schema (under an advisory lock), Django's
-own tables, and the notes collection in Qdrant."""
+"""Start-up steps shared by elf-api, elf-worker and manage.py: schema (under an advisory lock), the shipped
+global predicate registry, Django's own tables, and the notes collection in Qdrant."""
 
 from __future__ import annotations
 
@@ -55,6 +55,26 @@ def apply_schema(cfg: ElfConfig) -> list[str]:
     return applied
 
 
+def seed_registry() -> int:
+    """The global predicate registry's missing rows (graph.services.predicate_seed: only adds, never changes an
+    operator's edit); returns how many rows were added. Django's connections are closed after, as after
+    migrate_django, so no forked process inherits one."""
+    from django.db import connections
+
+    from graph.services.predicate_seed import seed_global_predicates
+
+    try:
+        added = seed_global_predicates()
+    finally:
+        for conn in connections.all():
+            conn.close()
+            if hasattr(conn, "close_pool"):
+                conn.close_pool()
+    if added:
+        log.info("graph: seeded %d global predicate rows", added)
+    return added
+
+
 def migrate_django(cfg: ElfConfig) -> None:
     """Django's contrib tables (auth, admin, sessions) come from Django's migrations, serialized by a lock."""
     from django.core.management import call_command
@@ -101,6 +121,7 @@ def prepare(cfg: ElfConfig, *, prog: str, migrate: bool, index: bool) -> int:
     """Run the start-up steps an entry point needs; 0 when ready, else print why and return 1."""
     try:
         apply_schema(cfg)
+        seed_registry()
         if migrate:
             migrate_django(cfg)
         if index:

@@ -2,8 +2,9 @@
 
 Facts and entities (with their aliases) are written by the note ingest path, predicate aliases and
 cardinality by the admin API; the only change made here is a predicate's status, through the same service as
-PATCH /v2/admin/graph/predicates/{id}, so the registry's rules hold (global predicates immutable, deprecated
-ones final, only the allowed moves). The predicate pages are rendered from templates/admin/graph/graphpredicate/.
+PATCH /v2/admin/graph/predicates/{id}, so the registry's rules hold (deprecated ones final, only the allowed
+moves). The operator here may also deprecate a global predicate, shipped ones included (graph.domain.predicate_seed:
+the start-up seed never undoes it); the API may not (global predicates are immutable there). The predicate pages are rendered from templates/admin/graph/graphpredicate/.
 """
 
 from __future__ import annotations

@@ -10,3 +10,5 @@ CREATE EXTENSION IF NOT EXISTS vector;
 \ir migrations/0003_trace_payload_storage.sql
 \ir migrations/0004_acb_project_scope.sql
 \ir migrations/0005_graph_private_fact_agent.sql
+\ir migrations/0006_note_context.sql
+\ir migrations/0007_global_predicates.sql

@@ -1,5 +1,6 @@
 """Django admin for graph memory: entity, predicate and fact pages, and the predicate status actions (which
-go through the predicate service: global predicates and deprecated ones are refused)."""
+go through the predicate service: deprecated ones are refused; global ones, shipped ones included, are the
+operator's to change here, and only here)."""
 
 from __future__ import annotations
 
@@ -101,26 +102,25 @@ def test_predicate_pages_show_aliases_and_are_read_only(admin_client, admin_port
     assert r.status_code == 403 and _status(p) == "active"
 
 
-def test_activate_moves_pending_and_refuses_global_and_deprecated(admin_client, admin_port):
+def test_activate_moves_pending_and_refuses_deprecated(admin_client, admin_port):
     pending = _predicate("mentors gadm")
     active = _predicate("teaches gadm", "active")
     deprecated = _predicate("tutored gadm", "deprecated")
     glob = _predicate(f"is a gadm {uuid.uuid4().hex[:6]}", "pending", "__global__")
     html = _act(admin_client, admin_port, "activate", pending, active, deprecated, glob)
-    assert "1 predicate(s) now active." in html
+    assert "2 predicate(s) now active." in html  # the operator may change a global predicate (the API may not)
     assert "Skipped teaches gadm [t-gadm:p-gadm]: already active" in html
     assert "Refused for tutored gadm [t-gadm:p-gadm]: Deprecated predicates cannot be modified." in html
-    assert f"Refused for {glob.canonical} [__global__]: Global predicates are immutable." in html
-    assert [_status(p) for p in (pending, active, deprecated, glob)] == ["active", "active", "deprecated", "pending"]
+    assert [_status(p) for p in (pending, active, deprecated, glob)] == ["active", "active", "deprecated", "active"]
 
 
-def test_deprecate_moves_pending_and_active_and_refuses_global(admin_client, admin_port):
+def test_deprecate_moves_pending_and_active_global_included(admin_client, admin_port):
     pending = _predicate("advises gadm")
     active = _predicate("coaches gadm", "active")
     glob = _predicate(f"part of gadm {uuid.uuid4().hex[:6]}", "active", "__global__")
     html = _act(admin_client, admin_port, "deprecate", pending, active, glob)
-    assert "2 predicate(s) now deprecated." in html and "Global predicates are immutable." in html
-    assert [_status(p) for p in (pending, active, glob)] == ["deprecated", "deprecated", "active"]
+    assert "3 predicate(s) now deprecated." in html and "Refused" not in html
+    assert [_status(p) for p in (pending, active, glob)] == ["deprecated", "deprecated", "deprecated"]
     # Deprecated is final: activating again is refused and changes nothing.
     assert "Deprecated predicates cannot be modified." in _act(admin_client, admin_port, "activate", pending)
     assert _status(pending) == "deprecated"

@@ -102,11 +102,34 @@ def test_a_late_note_about_an_earlier_time_is_closed_by_the_later_fact(svc):
 
 def test_multi_and_unknown_predicates_keep_every_fact(svc):
     t = tenant()
+    # "likes" is a shipped global predicate, active and multi-valued: both facts stay, nothing is registered.
     add(svc, t, "Carol likes tea.", [relation("Carol", "likes", value="tea")])
     add(svc, t, "Carol likes chess.", [relation("Carol", "likes", value="chess")])
     assert sorted(f["object"]["value"] for f in facts(svc, t, subject="Carol")) == ["chess", "tea"]
+    assert rows(svc, "SELECT count(*) FROM graph_predicates WHERE tenant_id = %s", (t,)) == [(0,)]
+    assert rows(svc, "SELECT DISTINCT p.scope_key, p.cardinality, p.status FROM graph_facts f JOIN graph_predicates p "
+                     "USING (predicate_id) WHERE f.tenant_id = %s", (t,)) == [("__global__", "multi", "active")]
+    # A predicate the registry does not know is registered for the tenant's project as pending and multi.
+    add(svc, t, "Carol collects stamps.", [relation("Carol", "collects", value="stamps")], key="carol_stamps")
+    add(svc, t, "Carol collects coins.", [relation("Carol", "collects", value="coins")], key="carol_coins")
+    assert sorted(f["object"]["value"] for f in facts(svc, t, subject="Carol", predicate="collects")) == \
+        ["coins", "stamps"]
     (pred,) = rows(svc, "SELECT scope_key, cardinality, status FROM graph_predicates WHERE tenant_id = %s", (t,))
     assert pred == (f"{t}:p1", "multi", "pending")
+
+
+def test_a_shipped_single_predicate_supersedes_without_an_operator(svc):
+    """Issue 32: "leads" ships active and single-valued, and "heads" and "lead_of" are its aliases."""
+    t = tenant()
+    first = add(svc, t, "Alice leads the data team.", [relation("Alice", "leads", entity="data team", valid_from=T1)])
+    second = add(svc, t, "Alice now heads the platform team.",
+                 [relation("Alice", "heads", entity="platform team", valid_from=T2)])
+    (current,) = facts(svc, t, subject="Alice", predicate="lead_of")
+    assert current["object"]["entity"]["canonical"] == "platform team" and current["evidence_note_ids"] == [second]
+    (old,) = facts(svc, t, subject="Alice", state="historical")
+    assert old["evidence_note_ids"] == [first] and datetime.fromisoformat(old["valid_to"]) == T2
+    assert old["superseded_by"][0]["fact_id"] == current["fact_id"]
+    assert rows(svc, "SELECT count(*) FROM graph_predicates WHERE tenant_id = %s", (t,)) == [(0,)]
 
 
 def test_reingesting_an_equivalent_fact_appends_evidence(svc):
@@ -157,8 +180,9 @@ def test_a_policy_ignore_writes_no_graph_row(svc):
 
 def test_purging_the_last_evidence_note_deletes_the_fact_but_keeps_entities_and_predicates(svc):
     t = tenant()
-    kept = add(svc, t, "Ivy speaks Dutch.", [relation("Ivy", "speaks", value="Dutch")], key="ivy_language")
-    purged = add(svc, t, "Ivy speaks Dutch fluently.", [relation("Ivy", "speaks", value="Dutch")], key="ivy_fluency")
+    # "teaches" is no shipped predicate, so it is registered for the tenant: the row the purge must keep.
+    kept = add(svc, t, "Ivy teaches Dutch.", [relation("Ivy", "teaches", value="Dutch")], key="ivy_language")
+    purged = add(svc, t, "Ivy teaches Dutch weekly.", [relation("Ivy", "teaches", value="Dutch")], key="ivy_weekly")
     rows(svc, "DELETE FROM memory_notes WHERE note_id = %s RETURNING 1", (purged,))  # what the purge GC does
     (fact,) = facts(svc, t, subject="Ivy")
     assert fact["evidence_note_ids"] == [kept]

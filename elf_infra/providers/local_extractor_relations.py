@@ -49,6 +49,13 @@ class Entity:
         return {"canonical": self.canonical, "kind": self.kind, "aliases": None}
 
 
+# Every predicate these rules emit. Each is the canonical name of a predicate of the global registry ELF ships
+# (graph.domain.predicate_seed; tests/test_graph_seeded_predicates.py holds the two together), so the facts they
+# give are current by default: "Alice now leads the platform team" supersedes "Alice leads the data team".
+PREDICATES = frozenset({"name", "works at", "lives in", "role", "leads", "manages", "owns", "maintains", "reports to",
+                        "uses"})
+
+
 @dataclass(frozen=True)
 class Relation:
     """One triple; exactly one of ``entity`` and ``value`` is set (spec v2 section 18)."""
@@ -61,6 +68,8 @@ class Relation:
     def __post_init__(self) -> None:
         if (self.entity is None) == (self.value is None):
             raise ValueError("a relation has exactly one of entity and value")
+        if self.predicate not in PREDICATES:
+            raise ValueError(f"{self.predicate!r} is not one of the extractor's PREDICATES")
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -76,11 +76,14 @@ def check_predicate_change(*, scope_key: str, current: str, new_status: str | No
                            by_tenant_key: bool = False) -> MoveRefusal | None:
     """None when a predicate may change (status and/or cardinality) from ``current`` to ``new_status``.
 
-    ``by_tenant_key``: the change comes with an API key, which speaks for one tenant. A ``__project__:p``
-    predicate is shared by every tenant's project ``p``, so no tenant's key changes it (only an operator in the
-    Django admin does): a key never changes what belongs to another tenant."""
-    if scope_key == GLOBAL_SCOPE_KEY:
-        return MoveRefusal(403, "FORBIDDEN", "Global predicates are immutable.")
+    ``by_tenant_key``: the change comes through the API (with a key or context headers), which speaks for one
+    tenant. A ``__global__`` predicate is every tenant's and a ``__project__:p`` one every tenant's project ``p``,
+    so the API changes neither (global ones are immutable there, spec supplement section 2); only an operator in
+    the Django admin does (deprecating a shipped predicate that does not fit a deployment, issue 32): the API
+    never changes what belongs to another tenant."""
+    if scope_key == GLOBAL_SCOPE_KEY and by_tenant_key:
+        return MoveRefusal(403, "FORBIDDEN", "Global predicates are immutable through the API: an operator changes "
+                           "them in the Django admin.")
     if by_tenant_key and scope_key.startswith(PROJECT_SCOPE_PREFIX):
         return MoveRefusal(403, "FORBIDDEN", "This predicate is shared by every tenant's project of this id: an "
                            "operator changes it in the Django admin, not an API key.")

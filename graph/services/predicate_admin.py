@@ -1,7 +1,7 @@
 """Operator changes to the predicate registry (spec v2 section 14, supplement section 2): status and
 cardinality moves, and aliases. Used by the admin API and by the Django admin's actions, so the rules of
-graph.domain.rules hold on both paths: global predicates are immutable (403), project-wide ones (shared by every
-tenant's project of that id) change only in the Django admin (403 with a key), deprecated ones final (409),
+graph.domain.rules hold on both paths: global predicates (every tenant's) and project-wide ones (shared by every
+tenant's project of that id) change only in the Django admin (403 through the API), deprecated ones final (409),
 and only pending->active, pending->deprecated and active->deprecated are moves (400 otherwise).
 
 Each change locks the predicate row first, so two concurrent changes are checked one after the other.
@@ -25,7 +25,7 @@ PREDICATE_PATH = "$.path.predicate_id"
 
 
 class PredicateRefused(ElfError):
-    """A change the rules refuse: the refusal's own status and code (403 FORBIDDEN for a global predicate,
+    """A change the rules refuse: the refusal's own status and code (403 FORBIDDEN for a global predicate via the API,
     409 PREDICATE_DEPRECATED, 400 INVALID_REQUEST for a move that is not allowed)."""
 
     def __init__(self, refusal: MoveRefusal, fields: list[str]):

@@ -61,6 +61,7 @@ class V1SearchBody(V1Caller, SearchBodySerializer):
     read_profile = serializers.CharField(help_text="private_only|private_plus_project|all_scopes (scopes.read_profiles)")
     filter = None
     mode = None
+    as_of = None
 
 
 class V1ListQuery(ListNotesQuerySerializer):

@@ -20,6 +20,9 @@ class SearchBodySerializer(StrictSerializer):
     filter = serializers.JSONField(required=False, help_text="search_filter_expr/v1 envelope")
     mode = serializers.ChoiceField(choices=list(SEARCH_MODES), required=False,
                                    help_text="quick_find (no expansion, no rerank) or planned_search; default from config")
+    as_of = serializers.DateTimeField(
+        required=False, help_text="RFC 3339: the search asks about that time, so notes whose graph facts were all "
+        "superseded are not ranked below the others (as with a time phrase in the query); default now")
 
 
 class RawSearchBodySerializer(SearchBodySerializer):

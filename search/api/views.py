@@ -44,8 +44,8 @@ def _search(request, serializer_cls, *, record_hits: bool | None, open_session: 
 
 def search_body(ctx: RequestContext, data: dict, *, record_hits: bool | None,
                 open_session: bool = False) -> tuple[SearchRequest, SearchOutcome]:
-    """Gate and run one search from a validated body (query, top_k, candidate_k, filter, mode) in ``ctx`` (its
-    read_profile set); with ``open_session`` the outcome carries the new search session. Shared by the /v2
+    """Gate and run one search from a validated body (query, top_k, candidate_k, filter, mode, as_of) in ``ctx``
+    (its read_profile set); with ``open_session`` the outcome carries the new search session. Shared by the /v2
     search routes and the deprecated POST /v1/memory/search."""
     require_english([("$.query", data["query"], NATURAL)])
     if not data["query"].strip():
@@ -63,6 +63,7 @@ def search_body(ctx: RequestContext, data: dict, *, record_hits: bool | None,
         candidate_k=max(data.get("candidate_k", cfg.memory.candidate_k), top_k),
         mode=data.get("mode", cfg.search.default_mode), filter_expr=expr, filter_raw=data.get("filter"),
         record_hits=data.get("record_hits", False) if record_hits is None else record_hits,
+        as_of=data.get("as_of"),
     )
     return req, search(cfg=cfg, ctx=ctx, req=req, open_session=open_session)
 

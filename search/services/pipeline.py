@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
@@ -22,13 +23,14 @@ from elf_domain.time_ids import uuid7
 from elf_domain.vocabulary import SEARCH_MODES as MODES
 from elf_infra.providers.factory import build_embedding
 from elf_kernel.context import RequestContext
+from graph.selectors.note_currency import ONLY_PAST_FACTS
 from graph.selectors.relation_context import IS_EVIDENCE, relation_context
 from memory.indexing.index import notes_index
 from memory.models import MemoryNote, MemoryNoteChunk
 from memory.selectors_search import revalidated_chunks
 from memory.services.hits import record_hits
 
-from ..domain import ranking, search_filter
+from ..domain import current_facts, ranking, search_filter
 from ..domain.expansion import should_expand_dynamic
 from ..domain.snippets import ChunkText, stitch_snippet
 from ..domain.ties import settle_ties
@@ -51,6 +53,7 @@ class SearchRequest:
     filter_expr: Any = None  # parsed search_filter_expr/v1
     filter_raw: dict | None = None
     record_hits: bool = False
+    as_of: datetime | None = None  # asks about that time: superseded facts are not demoted (current_facts)
 
 
 @dataclass
@@ -141,8 +144,9 @@ def run_search(*, cfg: ElfConfig, ctx: RequestContext, req: SearchRequest) -> Se
         recall_queries = _recaller(cfg, ctx, allowed, limit, stages)
         mode, queries, hits = _expand_and_recall(cfg, req, recall_queries, stages)
         fused = _fuse(cfg, req, hits, limit, stages)
+    past = current_facts.past_query(req.query, as_of=req.as_of, now=timezone.now())
     with stages.timed("validate"):
-        marks = (IS_EVIDENCE,) if cfg.search.relation_context_on else ()
+        marks = ((IS_EVIDENCE,) if cfg.search.relation_context_on else ()) + (() if past else (ONLY_PAST_FACTS,))
         cands = _revalidate(ctx, allowed, [cid for cid, _ in fused], marks, stages)
         cands.valid = _settled(cands, fused)
         _filter(req, limit, cands, stages)
@@ -150,7 +154,7 @@ def run_search(*, cfg: ElfConfig, ctx: RequestContext, req: SearchRequest) -> Se
     with stages.timed("rerank"):
         scores = _rerank(cfg, ctx, req, cands, snippets, stages)
     with stages.timed("rank"):
-        items = _rank(cfg, req, cands, snippets, scores, dict(fused), stages)
+        items = _rank(cfg, req, cands, snippets, scores, dict(fused), stages, past)
         if cfg.search.relation_context_on and items:
             _relate(cfg, ctx, items)
     if req.record_hits and items:
@@ -336,17 +340,33 @@ def _ranking_params(cfg: ElfConfig) -> ranking.RankingParams:
     )
 
 
+def _current_first(cands: _Candidates, ranked: list[ranking.Ranked], past: current_facts.PastQuery | None
+                   ) -> tuple[list[ranking.Ranked], dict]:
+    """Issue 32: a note whose every graph fact is historical (the re-validation's ``only_past_facts`` mark) ranks
+    below the others, unless the query asks about the ``past``. Returns the scores and what the rank.score stage
+    reports of it (which notes, the penalty, or why none)."""
+    in_play = {r.candidate.note_id for r in ranked}
+    demoted = set() if past else {i for i in in_play if getattr(cands.notes[i], "only_past_facts", False)}
+    info = {"past_query": past.as_dict() if past else None, "demoted_notes": sorted(str(i) for i in demoted),
+            "penalty": current_facts.demotion_penalty(ranked) if demoted else 0.0}
+    return current_facts.demote(ranked, demoted), info
+
+
 def _rank(cfg: ElfConfig, req: SearchRequest, cands: _Candidates, snippets: dict[str, str],
-          scores: list[float] | None, retrieval_scores: dict[str, float], stages: _Stages) -> list[ResultItem]:
-    """Steps 15-17: relevance by ``ranking.formula``, tie-break, scope boost; aggregate per note by its best
-    chunk; top_k. ``retrieval_scores``: chunk id -> fused score (what spec_additive ranks by without rerank)."""
+          scores: list[float] | None, retrieval_scores: dict[str, float], stages: _Stages,
+          past: current_facts.PastQuery | None = None) -> list[ResultItem]:
+    """Steps 15-17: relevance by ``ranking.formula``, tie-break, scope boost, then notes whose facts are all
+    superseded demoted unless the query asks about the ``past`` (``_current_first``); aggregate per note by its
+    best chunk; top_k. ``retrieval_scores``: chunk id -> fused score (what spec_additive ranks by without rerank)."""
     params = _ranking_params(cfg)
     candidates = [ranking.Candidate(note_id=cands.chunks[cid].note_id, chunk_id=cid, scope=cands.note_of(cid).scope,
                                     importance=cands.note_of(cid).importance, updated_at=cands.note_of(cid).updated_at,
                                     retrieval_score=retrieval_scores[cid])
                   for cid in cands.valid]
     ranked = ranking.rank_items(candidates, rerank_scores=scores, query=req.query, now=timezone.now(), params=params)
-    stages.add("rank.score", {"formula": params.formula, "policy_id": params.policy_id(reranked=scores is not None)},
+    ranked, current = _current_first(cands, ranked, past)
+    stages.add("rank.score", {"formula": params.formula, "policy_id": params.policy_id(reranked=scores is not None),
+                              "current_facts": current},
                [{"chunk_id": r.candidate.chunk_id, "note_id": str(r.candidate.note_id),
                  "metrics": {"final_score": r.final_score, "retrieval_rank": r.retrieval_rank}} for r in ranked])
     best = ranking.aggregate_by_note(ranked, cfg.scopes.precedence)

@@ -8,6 +8,7 @@
                                      separate)
     elf-bench NAME [options]         one part; elf-bench NAME --help for its options
     elf-bench extractor [--locomo]   the offline extractor's precision and recall (issue 32; needs no service)
+    elf-bench supersede -c elf.toml  current versus superseded notes in search (issue 32; not part of the run above)
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ BENCHES = {
     "core-memory": "bench.core_memory_bench",
     "acb": "bench.acb_bench",
     "extractor": "bench.extractor_eval",  # quality, offline: not part of ``elf-bench -c FILE``
+    "supersede": "bench.supersede_eval",  # quality, not speed: not part of ``elf-bench -c FILE``
 }
 # What `elf-bench -c FILE` runs, in order, with bounded sizes (every part also caps its own waiting time).
 ALL = (

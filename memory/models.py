@@ -85,6 +85,7 @@ class MemoryNote(models.Model):
     embedding_version = models.TextField()
     source_ref = models.JSONField(default=dict)
     context = models.TextField(default="", blank=True)  # embedded with the text, not part of it (0006)
+    observed_at = models.DateTimeField(null=True, blank=True)  # when it was stated, given by the writer (0008)
     hit_count = models.BigIntegerField(db_default=0)
     last_hit_at = models.DateTimeField(null=True, blank=True)
 

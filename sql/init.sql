@@ -12,3 +12,4 @@ CREATE EXTENSION IF NOT EXISTS vector;
 \ir migrations/0005_graph_private_fact_agent.sql
 \ir migrations/0006_note_context.sql
 \ir migrations/0007_global_predicates.sql
+\ir migrations/0008_note_observed_at.sql

@@ -19,6 +19,8 @@ scored with the statistics of the project that reads it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import logging
 from collections.abc import Sequence
 
@@ -98,6 +100,51 @@ def _warn_points_without(client: QdrantClient, name: str, field: str) -> None:
                     "statistics", name, lacking, field)
 
 
+@dataclass(frozen=True)
+class RecallLists:
+    """What one recall batch found, each list with its own scores: the dense and the BM25 candidates, and the
+    dense candidates among the points observed when the query says (empty when it names no date)."""
+
+    dense: list[models.ScoredPoint]
+    bm25: list[models.ScoredPoint]
+    observed: list[models.ScoredPoint]
+
+
+def recall_batch(
+    client: QdrantClient,
+    name: str,
+    dense: Sequence[float],
+    sparse: models.SparseVector,
+    payload_filter: models.Filter | None,
+    limit: int,
+    *,
+    with_payload: bool | Sequence[str] = True,
+    lexical_limit: int | None = None,
+    idf_corpus: models.Filter | None = None,
+    observed: models.Filter | None = None,
+) -> RecallLists:
+    """The dense and the BM25 candidates (up to `limit`, BM25 up to `lexical_limit` when given; both under
+    `payload_filter`; BM25's IDF over `idf_corpus`) and, with an `observed` filter, the dense candidates under
+    both filters, in one batch request, for fusion in the app. A query that is only stopwords has an empty BM25
+    vector: its BM25 list is empty and not asked for."""
+    payload = with_payload if isinstance(with_payload, bool) else list(with_payload)
+    vector = [float(x) for x in dense]
+    requests = [models.QueryRequest(query=vector, using=DENSE_VECTOR, filter=payload_filter, limit=limit,
+                                    with_payload=payload)]
+    if sparse.indices:
+        requests.append(models.QueryRequest(query=sparse, using=SPARSE_VECTOR, filter=payload_filter,
+                                            limit=lexical_limit or limit, params=scoped_idf(idf_corpus),
+                                            with_payload=payload))
+    if observed is not None:
+        both = models.Filter(must=[f for f in (payload_filter, observed) if f is not None])
+        requests.append(models.QueryRequest(query=vector, using=DENSE_VECTOR, filter=both, limit=limit,
+                                            with_payload=payload))
+    results = iter(client.query_batch_points(name, requests=requests))
+    first = next(results).points
+    lexical = next(results).points if sparse.indices else []
+    return RecallLists(first, lexical, next(results).points if observed is not None else [])
+
+
 def dense_and_bm25_query(
     client: QdrantClient,
     name: str,
@@ -110,18 +157,10 @@ def dense_and_bm25_query(
     lexical_limit: int | None = None,
     idf_corpus: models.Filter | None = None,
 ) -> tuple[list[models.ScoredPoint], list[models.ScoredPoint]]:
-    """The dense and the BM25 candidates (up to `limit`, BM25 up to `lexical_limit` when given; both under
-    `payload_filter`; BM25's IDF over `idf_corpus`) with their own scores, in one batch request, for fusion in
-    the app. A query that is only stopwords has an empty BM25 vector: its BM25 list is empty and not asked for."""
-    payload = with_payload if isinstance(with_payload, bool) else list(with_payload)
-    requests = [models.QueryRequest(query=[float(x) for x in dense], using=DENSE_VECTOR, filter=payload_filter,
-                                    limit=limit, with_payload=payload)]
-    if sparse.indices:
-        requests.append(models.QueryRequest(query=sparse, using=SPARSE_VECTOR, filter=payload_filter,
-                                            limit=lexical_limit or limit, params=scoped_idf(idf_corpus),
-                                            with_payload=payload))
-    results = client.query_batch_points(name, requests=requests)
-    return results[0].points, (results[1].points if len(results) > 1 else [])
+    """``recall_batch`` without a date: the dense and the BM25 candidates."""
+    found = recall_batch(client, name, dense, sparse, payload_filter, limit, with_payload=with_payload,
+                         lexical_limit=lexical_limit, idf_corpus=idf_corpus)
+    return found.dense, found.bm25
 
 
 def upsert_points(client: QdrantClient, name: str, points: Sequence[models.PointStruct]) -> None:

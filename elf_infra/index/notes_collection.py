@@ -16,12 +16,17 @@ from .hybrid import DENSE_VECTOR, SPARSE_VECTOR, ensure_hybrid_collection
 from .scope_filter import LEXICAL_SCOPE, lexical_scope
 
 KEYWORD_INDEXES = ("tenant_id", "project_id", "agent_id", "scope", "status", "note_id", "type", "key", LEXICAL_SCOPE)
+# When the note's statement was made, in whole seconds since the epoch (an integer index: a search whose query
+# names a date asks for a range of it, search.domain.time_phrases); absent when the writer gave no observed_at.
+OBSERVED_TS = "observed_ts"
 
 
 def ensure_notes_collection(client: QdrantClient, name: str, vector_dim: int) -> None:
     """Create the notes collection and its keyword payload indexes when missing, or check an existing one
     (hybrid.CollectionMismatch when its vectors differ; it is never changed or dropped here)."""
     ensure_hybrid_collection(client, name, vector_dim, KEYWORD_INDEXES)
+    if OBSERVED_TS not in client.get_collection(name).payload_schema:
+        client.create_payload_index(name, OBSERVED_TS, models.PayloadSchemaType.INTEGER, wait=True)
 
 
 def _timestamp(value: datetime | None) -> str | None:
@@ -49,6 +54,7 @@ def chunk_point(
     embedding_version: str,
     dense: Sequence[float],
     bm25: models.SparseVector,
+    observed_at: datetime | None = None,
 ) -> models.PointStruct:
     """One chunk as a Qdrant point: id chunk_id, `dense` + `bm25` vectors, the section 6 payload (no text)."""
     payload: dict[str, Any] = {
@@ -71,11 +77,19 @@ def chunk_point(
         "embedding_version": embedding_version,
         LEXICAL_SCOPE: lexical_scope(tenant_id, project_id),  # BM25's IDF corpus (hybrid.scoped_idf)
     }
+    if observed_at is not None:
+        payload[OBSERVED_TS] = int(observed_at.timestamp())
     return models.PointStruct(
         id=payload["chunk_id"],
         vector={DENSE_VECTOR: [float(x) for x in dense], SPARSE_VECTOR: bm25},
         payload=payload,
     )
+
+
+def observed_between(ranges: Sequence[tuple[int, int]]) -> models.Filter:
+    """Points observed inside any of ``ranges`` (epoch seconds, both ends included)."""
+    return models.Filter(should=[models.FieldCondition(key=OBSERVED_TS, range=models.Range(gte=lo, lte=hi))
+                                 for lo, hi in ranges])
 
 
 def note_filter(note_id: uuid.UUID | str) -> models.Filter:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from datetime import timezone as dt_timezone
 
 from rest_framework import serializers
 
@@ -88,6 +89,10 @@ class NoteInSerializer(StrictSerializer):
         required=False, allow_blank=True, trim_whitespace=False,
         help_text=f"Optional, at most {MAX_CONTEXT_CHARS} characters: embedded with the text (not part of it), e.g. the "
                   "conversation turns around a turn stored as a note. Judged like the text (English, no secret).")
+    observed_at = serializers.DateTimeField(
+        required=False, allow_null=True, default_timezone=dt_timezone.utc,
+        help_text="Optional RFC 3339 time the statement was made (e.g. its conversation session); a time without "
+                  "an offset is UTC. A search whose query names a date also looks among the notes observed then.")
 
 
 class IngestNotesSerializer(StrictSerializer):
@@ -131,6 +136,7 @@ class NoteOutSerializer(serializers.Serializer):
     embedding_version = serializers.CharField()
     source_ref = serializers.JSONField()
     context = serializers.CharField(allow_blank=True, help_text="embedded with the text; '' when none")
+    observed_at = serializers.DateTimeField(allow_null=True, help_text="when the statement was made, as written")
     hit_count = serializers.IntegerField()
     last_hit_at = serializers.DateTimeField(allow_null=True)
     structured = serializers.JSONField(allow_null=True)

@@ -45,6 +45,7 @@ def note_to_dict(note, structured: dict | None) -> dict:
         "created_at": note.created_at.isoformat(), "updated_at": note.updated_at.isoformat(),
         "expires_at": note.expires_at.isoformat() if note.expires_at else None,
         "embedding_version": note.embedding_version, "source_ref": note.source_ref, "context": note.context,
+        "observed_at": note.observed_at.isoformat() if note.observed_at else None,
         "hit_count": note.hit_count,
         "last_hit_at": note.last_hit_at.isoformat() if note.last_hit_at else None, "structured": structured,
     }
@@ -68,7 +69,8 @@ def ingest_body(ctx: RequestContext, data: dict) -> list[NoteResult]:
         notes.append(NoteInput(
             type=n["type"], key=n.get("key"), text=text, importance=n["importance"],
             confidence=n["confidence"], ttl_days=n.get("ttl_days"), source_ref=n.get("source_ref") or {},
-            structured=n.get("structured"), context=n.get("context") or "", field_path=f"$.notes[{i}]",
+            structured=n.get("structured"), context=n.get("context") or "", observed_at=n.get("observed_at"),
+            field_path=f"$.notes[{i}]",
             decision_extra=extra,
         ))
     return ingest_notes(cfg=cfg, ctx=ctx, scope=data["scope"], notes=notes, embedder=build_embedding(cfg))

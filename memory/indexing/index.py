@@ -80,4 +80,5 @@ def chunk_to_point(
         embedding_version=embedding_version,
         dense=dense,
         bm25=bm25.embed_document(text),
+        observed_at=note.observed_at,
     )

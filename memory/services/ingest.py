@@ -27,6 +27,7 @@ the request back and it runs again (the embeddings are kept), when the request o
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -76,6 +77,7 @@ class NoteInput:
     source_ref: dict = field(default_factory=dict)
     structured: dict | None = None
     context: str = ""  # memory.domain.note_context
+    observed_at: datetime | None = None  # when the statement was made (search.domain.time_phrases)
     field_path: str = "$.notes[0]"
     # Pipeline-specific audit merged into the decision row's details (add_event: evidence, policy audits).
     decision_extra: dict = field(default_factory=dict)
@@ -303,7 +305,7 @@ def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, embedded: _Embedded, 
             key=note.key, text=note.text, importance=note.importance, confidence=note.confidence,
             status=NoteStatus.ACTIVE, created_at=now, updated_at=now,
             expires_at=expiry(cfg, note.type, note.ttl_days, now), embedding_version=cfg.embedding_version,
-            source_ref=note.source_ref, context=note.context,
+            source_ref=note.source_ref, context=note.context, observed_at=note.observed_at,
         )
         if not deferred:
             target.save(force_insert=True)
@@ -317,12 +319,12 @@ def _write_one(cfg, ctx, scope, pipeline, note: NoteInput, embedded: _Embedded, 
             target.text, target.importance, target.confidence = note.text, note.importance, note.confidence
             target.source_ref, target.updated_at = note.source_ref, now
             target.expires_at = expiry(cfg, note.type, note.ttl_days, now)
-            target.embedding_version = cfg.embedding_version
+            target.embedding_version, target.observed_at = cfg.embedding_version, note.observed_at
             if target.context != note.context:  # the stored chunk vectors embedded the old context
                 target.context = note.context
                 drop_chunk_vectors(target.note_id)
             target.save(update_fields=["text", "importance", "confidence", "source_ref", "updated_at", "expires_at",
-                                       "embedding_version", "context"])
+                                       "embedding_version", "context", "observed_at"])
             rows.versions.append(version_row(
                 note_id=target.note_id, op=VersionOp.UPDATE, prev=prev, new=note_snapshot(target),
                 reason=f"{pipeline}:{'key' if res.key_match else 'similarity'}", actor=actor, ts=now))

@@ -27,6 +27,7 @@ def note_snapshot(note: MemoryNote) -> dict[str, Any]:
         "embedding_version": note.embedding_version,
         "source_ref": note.source_ref,
         "context": note.context,
+        "observed_at": note.observed_at.isoformat() if note.observed_at else None,
     }
 
 

@@ -11,16 +11,19 @@ from dataclasses import dataclass
 from qdrant_client import models
 
 from elf_infra.index import bm25
-from elf_infra.index.hybrid import TIE_FETCH, dense_and_bm25_query
+from elf_infra.index.hybrid import TIE_FETCH, recall_batch
+from elf_infra.index.notes_collection import observed_between
 from elf_infra.index.scope_filter import idf_corpus, scope_filter
 from elf_kernel.context import RequestContext
 
 from ..domain.rrf import rrf_fuse
-from ..domain.score_fusion import EQUAL_WEIGHT, fuse_scores
+from ..domain.score_fusion import fuse_scores
 from ..domain.ties import cut_at_limit
+from ..domain.time_phrases import observed_ranges
 from memory.models import NoteStatus
 
 PROJECT_CONTEXT_SEPARATOR = "\n\nProject context:\n"
+OBSERVED_LEG = "dense_observed"
 QUERY_VECTOR_CACHE_SIZE = 2048  # per API process; a 384-dim vector is about 3 KB as a list of floats
 
 
@@ -87,7 +90,7 @@ class QueryHits:
     query: str
     chunk_ids: list[str]
     top_dense_score: float | None  # the dense leg's best cosine similarity (-1..1); None when it found nothing
-    legs: dict[str, dict[str, float]]  # chunk id -> {"dense": cosine, "bm25": score} as the legs returned them
+    legs: dict[str, dict[str, float]]  # chunk id -> {"dense": cosine, "bm25": score, ...} as the legs returned them
     scores: dict[str, float]  # chunk id -> fused score
 
 
@@ -96,23 +99,25 @@ def recall(*, client, collection: str, embedder, embedding_version: str, queries
     """At most one embedding call for the queries' dense inputs (with the project context suffix) not in the
     query vector cache, BM25 on the raw query; per query one batch of a dense and a BM25 search (ids and scores
     only: Postgres holds what ranking reads; BM25's IDF over ``corpus``, the leg cut without splitting a tie,
-    search.domain.ties), fused by normalised scores (search.domain.score_fusion)."""
+    search.domain.ties) and, when the query names a date, a dense search among the notes observed then (leg
+    ``dense_observed``, search.domain.time_phrases), fused by normalised scores (search.domain.score_fusion),
+    every leg weighing the same."""
     dense_inputs = [dense_input(q, context_description) for q in queries]
     vectors = QUERY_VECTORS.embed(embedder, embedding_version, dense_inputs)
     fetched = limit * TIE_FETCH
     out = []
     for query, vec in zip(queries, vectors):
         sparse = bm25.embed_query(query)
-        dense_points, bm25_points = dense_and_bm25_query(client, collection, vec, sparse, flt, limit,
-                                                         with_payload=False, lexical_limit=fetched,
-                                                         idf_corpus=corpus)
-        legs = {"dense": [(str(p.id), p.score) for p in dense_points]}
-        weights = {"dense": 1.0}
-        if sparse.indices:  # a query of stopwords only has no lexical leg: dense alone decides
-            legs["bm25"] = cut_at_limit([(str(p.id), p.score) for p in bm25_points], limit, fetched)
-            weights = {"dense": EQUAL_WEIGHT, "bm25": EQUAL_WEIGHT}
-        fused = fuse_scores(legs, weights)[:limit]
-        top_dense = max((p.score for p in dense_points), default=None)
+        ranges = observed_ranges(query)
+        found = recall_batch(client, collection, vec, sparse, flt, limit, with_payload=False, lexical_limit=fetched,
+                             idf_corpus=corpus, observed=observed_between(ranges) if ranges else None)
+        legs = {"dense": [(str(p.id), p.score) for p in found.dense]}
+        if sparse.indices:  # a query of stopwords only has no lexical leg
+            legs["bm25"] = cut_at_limit([(str(p.id), p.score) for p in found.bm25], limit, fetched)
+        if ranges:
+            legs[OBSERVED_LEG] = [(str(p.id), p.score) for p in found.observed]
+        fused = fuse_scores(legs, {name: 1.0 / len(legs) for name in legs})[:limit]  # equal: 1/2 is EQUAL_WEIGHT
+        top_dense = max((p.score for p in found.dense), default=None)
         out.append(QueryHits(query, [h.id for h in fused], top_dense,
                              {h.id: h.legs for h in fused}, {h.id: h.score for h in fused}))
     return out

@@ -30,7 +30,7 @@ from elf_domain.vocabulary import SEARCH_MODES
 
 from .eval_client import ElfClient, RequestFailed
 from .eval_dataset import DatasetError, limited, load_dataset
-from .eval_notes import NEIGHBOURS, NOTE_CONTEXTS
+from .eval_notes import NOTE_CONTEXTS, NOTE_TIMES, NoteShape
 from .eval_protocol import SPLITS, conversation_splits, only_split
 from .eval_indexing import IndexingTimeout, wait_indexed
 from .eval_ingest import IngestReport, delete_created, ingest_dataset
@@ -39,7 +39,6 @@ from .eval_report import render
 from .eval_target import Target, TargetError, load_target
 
 AGENT = "eval"
-CONTEXT_ARM = "context:"
 RESULT_FORMAT = "elf_eval_result/v1"
 
 
@@ -52,9 +51,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--candidate-k", type=int, help="candidates per search (default: the config's memory.candidate_k)")
     p.add_argument("--ab", "--compare", dest="ab", metavar="MODE_OR_CONFIG",
                    help="a second arm in the same run: another search mode on the same data, another config "
-                        "file (another running service, same mode), or context:none|context:neighbours (the same "
-                        "service, notes written again under tenant -b with that note context); printed side by "
-                        "side with deltas")
+                        "file (another running service, same mode), or context:<value> or time:<value> (the same "
+                        "service, notes written again under tenant -b with that --note-context or --note-time); "
+                        "printed side by side with deltas")
     p.add_argument("--json", dest="json_out", metavar="FILE", help="write every number (and per-query results) here")
     p.add_argument("--limit-conversations", type=int, metavar="N", help="only the first N conversations")
     p.add_argument("--limit-queries", type=int, metavar="N", help="only the first N queries of each conversation")
@@ -64,9 +63,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--split", choices=SPLITS, default="all",
                    help="the conversations to run: dev (LoCoMo 1-5, for tuning), test (6-10) or all (default); "
                         "every report shows each split it ran apart (bench.eval_protocol)")
-    p.add_argument("--note-context", choices=NOTE_CONTEXTS, default=NEIGHBOURS,
+    p.add_argument("--note-context", choices=NOTE_CONTEXTS, default=NoteShape.context,
                    help="what each note carries as its context (embedded with it, not part of it): the turns "
                         "before and after it in its session (neighbours, default) or nothing (none)")
+    p.add_argument("--note-time", choices=NOTE_TIMES, default=NoteShape.time,
+                   help="what each note carries as its observed_at: its session's time (session, default) or "
+                        "nothing (none)")
     p.add_argument("--index-timeout", type=float, default=1800.0, metavar="S",
                    help="seconds to wait for indexing (default 1800)")
     args = p.parse_args(argv)
@@ -89,14 +91,14 @@ class Run:
     """One elf-eval run: targets (services) written to, arms (service x mode) searched."""
 
     def __init__(self, args: argparse.Namespace, targets: dict[str, Target], arms: list[ArmSpec],
-                 contexts: dict[str, str], splits: dict[str, str]):
-        self.args, self.targets, self.arms, self.contexts, self.splits = args, targets, arms, contexts, splits
+                 shapes: dict[str, NoteShape], splits: dict[str, str]):
+        self.args, self.targets, self.arms, self.shapes, self.splits = args, targets, arms, shapes, splits
         self.run_id = datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S") + "-" + secrets.token_hex(3)
         # One tenant per service: two configs may share one database, and runs never share a tenant.
         self.tenants = {k: f"eval-{self.run_id}-{k.lower()}" for k in targets}
         self.clients = {k: ElfClient(t.base_url, tenant=self.tenants[k], agent=AGENT) for k, t in targets.items()}
         self.ingests: dict[str, IngestReport] = {}
-        self.out: dict = {"targets": {k: {"label": k, "summary": t.summary(), "note_context": contexts[k]}
+        self.out: dict = {"targets": {k: {"label": k, "summary": t.summary(), "notes": shapes[k].label()}
                                       for k, t in targets.items()}}
 
     def ingest(self, ds) -> None:
@@ -105,7 +107,7 @@ class Run:
             client.health()
             report = self.ingests[label] = IngestReport(tenant=client.tenant)
             ingest_dataset(client, ds, report, max_note_chars=target.max_note_chars, label=label,
-                           note_context=self.contexts[label])
+                           shape=self.shapes[label])
             note_ids = [n for ids in report.note_items.values() for n in ids]
             t_out = self.out["targets"][label]
             with tqdm(total=len(note_ids), desc=f"[{label}] indexed", unit="note", file=sys.stderr,
@@ -132,27 +134,28 @@ class Run:
             t_out["cleanup"] = {"deleted": delete_created(self.clients[label], report, label=label)}
 
 
-def build_arms(args: argparse.Namespace) -> tuple[dict[str, Target], list[ArmSpec], dict[str, str]]:
-    """The services written to (by label), the arms searched, and each service label's note context."""
+def build_arms(args: argparse.Namespace) -> tuple[dict[str, Target], list[ArmSpec], dict[str, NoteShape]]:
+    """The services written to (by label), the arms searched, and what each label's notes carry."""
     target = load_target(args.config)
     mode = args.mode or target.cfg.search.default_mode
-    targets, contexts = {"A": target}, {"A": args.note_context}
+    shape = NoteShape(context=args.note_context, time=args.note_time)
+    targets, shapes = {"A": target}, {"A": shape}
     arms = [ArmSpec("A", "A", mode, args.top_k, args.candidate_k)]
     if args.ab in SEARCH_MODES:
         arms.append(ArmSpec("B", "A", args.ab, args.top_k, args.candidate_k))
-    elif args.ab and args.ab.startswith(CONTEXT_ARM):
-        other_context = args.ab[len(CONTEXT_ARM):]
-        if other_context not in NOTE_CONTEXTS:
-            raise TargetError(f"--ab {args.ab}: the note context must be one of {', '.join(NOTE_CONTEXTS)}")
-        targets["B"], contexts["B"] = target, other_context
+    elif args.ab and args.ab.partition(":")[0] in ("context", "time"):
+        try:
+            targets["B"], shapes["B"] = target, shape.changed(args.ab)
+        except ValueError as exc:
+            raise TargetError(f"--ab {exc}") from None
         arms.append(ArmSpec("B", "B", mode, args.top_k, args.candidate_k))
     elif args.ab:
         other = load_target(args.ab)
         if other.base_url == target.base_url:
             raise TargetError(f"--ab {args.ab} names the same service as -c ({target.base_url})")
-        targets["B"], contexts["B"] = other, args.note_context
+        targets["B"], shapes["B"] = other, shape
         arms.append(ArmSpec("B", "B", mode, args.top_k, args.candidate_k))
-    return targets, arms, contexts
+    return targets, arms, shapes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -163,11 +166,11 @@ def main(argv: list[str] | None = None) -> int:
         ds = only_split(ds, args.split)
         if not ds.query_count:
             raise DatasetError(f"{args.dataset}: no queries to run")
-        targets, arms, contexts = build_arms(args)
+        targets, arms, shapes = build_arms(args)
     except (DatasetError, TargetError, ConfigError) as exc:
         _say(f"elf-eval: {exc}")
         return 2
-    run = Run(args, targets, arms, contexts, splits)
+    run = Run(args, targets, arms, shapes, splits)
     started, t0 = _now(), time.perf_counter()
     _say(f"elf-eval run {run.run_id}: {len(ds.conversations)} conversations, {ds.item_count} items, "
          f"{ds.query_count} queries; tenants {', '.join(run.tenants.values())}")

@@ -26,6 +26,7 @@ class Item:
     text: str
     speaker: str | None
     session: int | None = None  # items of one session are neighbours (a note's context, bench.eval_notes)
+    observed_at: str | None = None  # the session's time, ISO 8601 (``session_date``; a note's observed_at)
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,11 @@ def _item(raw: dict, at: str) -> Item:
     session = raw.get("session")
     if session is not None and (not isinstance(session, int) or isinstance(session, bool)):
         raise DatasetError(f"{at}.session must be an integer when present")
-    return Item(item_id=_str(raw, "item_id", at), text=_str(raw, "text", at), speaker=speaker, session=session)
+    observed_at = raw.get("session_date")
+    if observed_at is not None and not isinstance(observed_at, str):
+        raise DatasetError(f"{at}.session_date must be a string when present")
+    return Item(item_id=_str(raw, "item_id", at), text=_str(raw, "text", at), speaker=speaker, session=session,
+                observed_at=observed_at)
 
 
 def _query(raw: dict, at: str, item_ids: set[str], category_names: dict[str, str]) -> Query:

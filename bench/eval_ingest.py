@@ -19,7 +19,7 @@ from elf_domain.limits import MAX_NOTES_PER_REQUEST
 
 from .eval_client import ElfClient
 from .eval_dataset import Dataset
-from .eval_notes import NEIGHBOURS, plan_notes
+from .eval_notes import NoteShape, plan_notes
 
 DELETE_THREADS = 4
 
@@ -55,10 +55,10 @@ class IngestReport:
 
 
 def ingest_dataset(client: ElfClient, ds: Dataset, report: IngestReport, *, max_note_chars: int, label: str,
-                   note_context: str = NEIGHBOURS) -> None:
+                   shape: NoteShape = NoteShape()) -> None:
     """Write every item of ``ds``, filling ``report`` as results come in (so that a run failing half-way
     still knows which notes to delete); a REJECTED note is reported loudly on stderr as it happens."""
-    plans = {c.conversation_id: plan_notes(c, max_note_chars, note_context) for c in ds.conversations}
+    plans = {c.conversation_id: plan_notes(c, max_note_chars, shape) for c in ds.conversations}
     total = sum(len(p) for p in plans.values())
     t0 = time.perf_counter()
     with tqdm(total=total, desc=f"[{label}] ingest notes", unit="note", file=sys.stderr, disable=None) as bar:

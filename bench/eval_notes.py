@@ -7,20 +7,43 @@ its source_ref, and a search hit on any part counts as a hit on the item.
 
 With the note context ``neighbours`` (the default), each note carries as its ``context`` (embedded with it, not
 part of its text: memory.domain.note_context) the item before it and the item after it in its session, each
-cut at a word to half of MAX_CONTEXT_CHARS; ``none`` writes no context.
+cut at a word to half of MAX_CONTEXT_CHARS; ``none`` writes no context. With the note time ``session`` (the
+default), each note carries its item's session time as ``observed_at`` (read by searches that name a date:
+search.domain.time_phrases); ``none`` writes none. ``NoteShape`` holds both choices.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from elf_domain.limits import MAX_CONTEXT_CHARS
 
 from .eval_dataset import Conversation, Item
 from .eval_split import nfkc_len, split_text
 
-NEIGHBOURS, NO_CONTEXT = "neighbours", "none"
-NOTE_CONTEXTS = (NEIGHBOURS, NO_CONTEXT)
+NEIGHBOURS, SESSION, NONE = "neighbours", "session", "none"
+NOTE_CONTEXTS = (NEIGHBOURS, NONE)
+NOTE_TIMES = (SESSION, NONE)
+
+
+@dataclass(frozen=True)
+class NoteShape:
+    """What each note carries beside its text: its ``context`` (NOTE_CONTEXTS) and its ``time`` (NOTE_TIMES)."""
+
+    context: str = NEIGHBOURS
+    time: str = SESSION
+
+    def label(self) -> str:
+        return f"context {self.context}, time {self.time}"
+
+    def changed(self, change: str) -> NoteShape:
+        """This shape with one choice changed by ``change``, ``context:<value>`` or ``time:<value>``
+        (ValueError naming what is allowed otherwise)."""
+        name, _, value = change.partition(":")
+        allowed = {"context": NOTE_CONTEXTS, "time": NOTE_TIMES}.get(name)
+        if allowed is None or value not in allowed:
+            raise ValueError(f"{change}: expected context:{'|'.join(NOTE_CONTEXTS)} or time:{'|'.join(NOTE_TIMES)}")
+        return replace(self, **{name: value})
 NEIGHBOUR_CHARS = MAX_CONTEXT_CHARS // 2 - 1  # two neighbours and the newline between them fit
 
 SOURCE_REF_SCHEMA = "eval_item/v1"
@@ -37,6 +60,7 @@ class PlannedNote:
     parts: int
     text: str
     context: str = ""
+    observed_at: str | None = None
 
     def body(self) -> dict:
         """The note as sent in POST /v2/notes/ingest."""
@@ -48,6 +72,8 @@ class PlannedNote:
         }
         if self.context:
             body["context"] = self.context
+        if self.observed_at:
+            body["observed_at"] = self.observed_at
         return body
 
 
@@ -71,15 +97,16 @@ def neighbour_context(items: tuple[Item, ...], index: int) -> str:
     return "\n".join(_cut(t, NEIGHBOUR_CHARS) for t in near)
 
 
-def plan_notes(conv: Conversation, max_note_chars: int, note_context: str = NEIGHBOURS) -> list[PlannedNote]:
+def plan_notes(conv: Conversation, max_note_chars: int, shape: NoteShape = NoteShape()) -> list[PlannedNote]:
     """The notes for ``conv``'s items, in item order (an item's parts in text order)."""
     planned = []
     for index, item in enumerate(conv.items):
         label = f"{item.speaker}: " if item.speaker else ""
         parts = split_text(item.text, max_note_chars, label=label)
-        context = neighbour_context(conv.items, index) if note_context == NEIGHBOURS else ""
+        context = neighbour_context(conv.items, index) if shape.context == NEIGHBOURS else ""
+        observed_at = item.observed_at if shape.time == SESSION else None
         for n, text in enumerate(parts, start=1):
             key = item.item_id if len(parts) == 1 else f"{item.item_id}#{n}"
             planned.append(PlannedNote(item_id=item.item_id, key=key, part=n, parts=len(parts), text=text,
-                                       context=context))
+                                       context=context, observed_at=observed_at))
     return planned

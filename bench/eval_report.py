@@ -80,7 +80,7 @@ def render(result: dict) -> str:
              f"{ds['items']} items, {ds['queries']} queries"]
     for t in result["targets"].values():
         s = t["summary"]
-        lines.append(f"service [{t['label']}] {s['base_url']} ({s['config']}), note context {t['note_context']}: embedding "
+        lines.append(f"service [{t['label']}] {s['base_url']} ({s['config']}), notes with {t['notes']}: embedding "
                      f"{s['embedding']['provider_id']}/{s['embedding']['model']}, rerank "
                      f"{s['rerank']['provider_id']}/{s['rerank']['model']}, expansion {s['expansion_mode']}")
         lines += ingest_lines(t["label"], t["ingest"], t.get("index_seconds"))

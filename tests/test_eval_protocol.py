@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bench.eval_dataset import Conversation, Dataset, Item, Query
-from bench.eval_notes import NEIGHBOUR_CHARS, NO_CONTEXT, neighbour_context, plan_notes
+from bench.eval_notes import NEIGHBOUR_CHARS, NoteShape, neighbour_context, plan_notes
 from bench.eval_protocol import conversation_splits, only_split, split_metrics
 
 
@@ -43,7 +43,7 @@ def test_a_note_carries_the_turns_around_it_in_its_session_only():
     assert neighbour_context(conv.items, 3) == ""
     planned = plan_notes(conv, 240)
     assert planned[1].body()["context"] == "A: one\nA: three"
-    assert "context" not in plan_notes(conv, 240, NO_CONTEXT)[1].body()
+    assert "context" not in plan_notes(conv, 240, NoteShape(context="none"))[1].body()
 
 
 def test_a_long_neighbour_is_cut_at_a_word():
@@ -54,3 +54,22 @@ def test_a_long_neighbour_is_cut_at_a_word():
 
 
 METRIC_NAMES = ("recall@5", "recall@10", "hit@10", "mrr@10", "ndcg@10")
+
+
+def test_a_note_carries_its_session_time_unless_told_not_to():
+    items = (Item("x:1", "A: hi", "A", 1, "2023-05-08T13:56:00"),)
+    conv = Conversation("x", items, ())
+    assert plan_notes(conv, 240)[0].body()["observed_at"] == "2023-05-08T13:56:00"
+    assert "observed_at" not in plan_notes(conv, 240, NoteShape(time="none"))[0].body()
+
+
+def test_an_ab_changes_one_choice_of_the_note_shape():
+    assert NoteShape().changed("context:none") == NoteShape(context="none")
+    assert NoteShape().changed("time:none") == NoteShape(time="none")
+    for bad in ("context:all", "colour:red", "time"):
+        try:
+            NoteShape().changed(bad)
+        except ValueError as exc:
+            assert "expected context:" in str(exc)
+        else:
+            raise AssertionError(bad)

@@ -11,8 +11,9 @@ from bench.extractor_eval import load_set, local_extract
 from bench.extractor_score import score
 from elf_domain.english_gate import check_natural_language
 
-MIN_PRECISION = 0.85
-MIN_RECALL = 0.15
+# Measured after the issue 32 rules: precision 0.920 (69/75), recall 0.539 (69/128); baseline 0.875 / 0.164.
+MIN_PRECISION = 0.90
+MIN_RECALL = 0.52
 
 
 def test_held_out_half_precision_recall_no_secret_verbatim_quotes(record_property):

@@ -33,6 +33,16 @@ Rules (first match per clause wins; ``rule`` names appear in each note's ``reaso
   lead/... of X" -> fact ("Fact: Alice now leads the platform team."), key null. Only when the clause
   gives a safe triple (see below): the triple is the memory.
 
+Broader shapes (issue 32; ``local_extractor_broad`` and ``local_extractor_people``), tried when no rule above
+matches a clause, also after a lead-in is stripped ("Actually,", "Heads up -", "Meeting notes:"): obligations
+("The API has to respond in under 200 ms", "Don't touch X") -> constraint; past decision verbs with any subject
+("The team picked gRPC", "I went with Hetzner", "we're staying on AWS") -> decision; first-person statements
+with a time phrase or "my goal is to" -> plan; habits and standing requests to the assistant ("I usually use
+yarn", "Use metric units with me") -> preference; "Call me Jo", "I joined Atlassian as a PM", "I moved to
+Hamburg", traits and family -> profile; a named person or "my manager"/"our CTO" with a present-tense verb, and
+corrections ("X, not Y") -> fact. A sentence naming a credential next to a value-like token is skipped whole.
+Measured on tests/data/extractor_set_v2.json, split before any of these were written (docs/benchmarks.md).
+
 Note text rewrites the speaker's first person as "the user" ("you" as "the assistant"), is one sentence and
 is at most ``min(240, max_note_chars)`` characters; longer notes are dropped, never truncated. The evidence
 is the whole matched sentence, an exact substring of ``messages[message_index]["content"]``. Notes with the
@@ -56,8 +66,8 @@ from typing import Any
 
 from elf_domain.secrets import contains_secret
 
-from .local_extractor_rules import match_statement
-from .local_extractor_text import clauses, sentence_spans, skippable
+from .local_extractor_broad import match_statements
+from .local_extractor_text import clauses, names_credential, sentence_spans, skippable
 
 MAX_CANONICAL_CHARS = 240
 DEFAULTS = {  # type -> (importance, confidence); see the module docstring
@@ -100,13 +110,13 @@ class LocalExtractorProvider:
         return {"notes": notes}
 
     def _notes_for(self, sentence: str, message_index: int, role: str) -> list[dict[str, Any]]:
-        if skippable(sentence) or contains_secret(sentence):
+        if skippable(sentence) or contains_secret(sentence) or names_credential(sentence):
             return []
         limit = min(MAX_CANONICAL_CHARS, self.max_note_chars)
         notes = []
-        for clause in clauses(sentence):
-            statement = match_statement(clause, role=role)
-            if statement is None or len(statement.text) > limit:
+        statements = [s for clause in clauses(sentence) for s in match_statements(clause, role=role)]
+        for statement in statements:
+            if len(statement.text) > limit:
                 continue
             importance, confidence = DEFAULTS[statement.note_type]
             notes.append(

@@ -273,7 +273,7 @@ RULES = (
     Rule(
         "i_am_a",
         "profile",
-        _r(rf"^I(?:\s+am|{_APOS}m|\s+work\s+as)\s+(?P<art>an?)\s+(?P<rest>\S.*)$"),
+        _r(rf"^I(?:\s+am|{_APOS}?m|\s+work\s+as)\s+(?P<art>an?)\s+(?P<rest>\S.*)$"),
         _role,
         relate=_role_relations,
     ),
@@ -329,7 +329,7 @@ RULES = (
         "decision",
         _r(
             rf"(?P<verb>\bwe(?:\s+have|{_APOS}ve)?\s+(?:decided|agreed|chose|picked|settled\s+on)|"
-            rf"\blet{_APOS}s\s+(?:go\s+with|use)|\bwe(?:\s+will|{_APOS}ll)\s+use|"
+            rf"\blet{_APOS}s\s+(?:go\s+with|use)|\bwe(?:\s+will|{_APOS}ll)\s+(?:use|standardi[sz]e\s+on)|"
             rf"\bwe(?:{_APOS}re|\s+are)\s+going\s+with){_REST}"
         ),
         _decision,

@@ -18,7 +18,9 @@ _BULLET = re.compile(r"(?:[-*\u2022]\s+)+")
 # Clause boundaries inside one sentence: ";" or ", and"/"and"/", but"/", so" before a new first-person
 # subject or imperative trigger ("I prefer tabs and we decided to use ruff").
 _CLAUSE_BOUNDARY = re.compile(
-    rf";\s*|,?\s+(?:and|but|so|also)\s+(?=(?:I|I{APOS}\w+|we|my|let{APOS}s|please|never|always)\b)|,\s+(?=(?:I|I{APOS}\w+|we|my|let{APOS}s)\s)",
+    rf";\s*|,?\s+(?:and|but|so|also)\s+(?=(?:I|I{APOS}\w+|we|my|let{APOS}s|please|never|always)\b)"
+    rf"|,\s+(?=(?:I|I{APOS}\w+|we|we{APOS}\w+|my|let{APOS}s)\s)|,\s+so\s+"
+    r"|,?\s+and\s+(?=(?-i:[A-Z][a-z]+)\s+(?:is|are|has)\s)",
 )
 
 
@@ -57,8 +59,9 @@ _QUESTION_START = re.compile(
     _I,
 )
 _HYPOTHETICAL = re.compile(
-    r"^(?:if|suppose|supposing|imagine|assuming|hypothetically|say|what\s+if|in\s+case|unless|when)\b"
-    r"|\bif\s+(?:I|we)\s+(?:were|was|had|could)\b|\bwere\s+I\b|\bhypothetically\b|\bin\s+theory\b",
+    rf"^(?:if|suppose|supposing|imagine|assuming|hypothetically|say|what\s+if|in\s+case|unless|when)\b"
+    r"|\bif\s+(?:I|we)\s+(?:were|was|had|could)\b|\bwere\s+I\b|\bhypothetically\b|\bin\s+theory\b"
+    rf"|\bfor\s+the\s+sake\s+of\s+argument\b|\b(?:let{APOS}s\s+)?say\s+(?:I|we)\b|\bpretend\b|\bthought\s+experiment\b",
     _I,
 )
 _UNCERTAIN = re.compile(
@@ -77,6 +80,20 @@ def skippable(sentence: str) -> bool:
         or bool(_HYPOTHETICAL.search(sentence))
         or bool(_UNCERTAIN.search(sentence))
     )
+
+
+_CREDENTIAL = re.compile(
+    r"\b(?:password|passphrase|passcode|pin|token|api[ _-]?key|secret(?:\s+key)?|private\s+key|credentials?|"
+    r"login|auth)\b",
+    _I,
+)
+_VALUE_LIKE = re.compile(r"(?=\S*\d)(?=\S*[A-Za-z])\S{6,}|\b\d{4,}\b|\S*[!#$%^&*]\S*[A-Za-z0-9]\S*|[\"'].+[\"']")
+
+
+def names_credential(sentence: str) -> bool:
+    """A sentence that names a credential and holds a value-like token ("my token: glpat-xY7z...", "the PIN is
+    4471"): formats the secret detector does not know still never reach a note."""
+    return bool(_CREDENTIAL.search(sentence)) and bool(_VALUE_LIKE.search(sentence))
 
 
 # --- first person -> "the user" ------------------------------------------------------------------------------

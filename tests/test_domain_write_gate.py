@@ -156,4 +156,4 @@ def test_a_context_is_judged_like_the_text_after_everything_else():
     assert verdict("Это по-русски, совсем не английский текст.") == ("REJECT_NON_ENGLISH", "context")
     assert verdict("my password is hunter2-Secret!") == ("REJECT_SECRET", "context")
     assert verdict("my password is hunter2-Secret!", text="") == ("REJECT_EMPTY", "text")  # the text comes first
-    assert embedding_text("a", "") == "a" and embedding_text("a", "b") == "a\n\nContext:\nb"
+    assert embedding_text("a", "") == "a" and embedding_text("a", "b") == "a (b)"

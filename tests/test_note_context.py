@@ -8,7 +8,7 @@ import requests
 
 import pytest
 
-from memory.domain.note_context import CONTEXT_SEPARATOR, MAX_CONTEXT_CHARS
+from memory.domain.note_context import MAX_CONTEXT_CHARS
 from tests.conftest import EMBED_PATH
 from tests.notes_helpers import headers, ingest, note, rows, wait_indexed
 
@@ -38,7 +38,7 @@ def test_the_context_is_embedded_with_the_text_and_returned_apart(svc):
     r = ingest(svc, [note(REPLY, key="turn-1", context=ASKED)], project="p-embed")
     (res,) = r.json()["results"]
     assert res["op"] == "ADD", r.text
-    assert f"{REPLY}{CONTEXT_SEPARATOR}{ASKED}" in embed_inputs(svc)
+    assert f"{REPLY} ({ASKED})" in embed_inputs(svc)
     body = get_note(svc, res["note_id"], project="p-embed")
     assert body["text"] == REPLY and body["context"] == ASKED
     (snapshot,) = rows(svc, "SELECT new_snapshot FROM memory_note_versions WHERE note_id = %s", (res["note_id"],))[0]

@@ -7,19 +7,20 @@ from __future__ import annotations
 import pytest
 import requests
 
+from tests.conftest import use_local_providers
 from tests.notes_helpers import headers, ingest, note, wait_indexed
 
 
 @pytest.fixture(scope="module")
 def svc(isolated_services_module):
-    s = isolated_services_module("observed_at")
+    s = isolated_services_module("observed_at", use_local_providers)  # planned_search's local rerank
     s.start_api()
     s.start_worker()
     return s
 
 
-def _search(svc, query: str, project: str) -> list[str]:
-    r = requests.post(svc.public + "/v2/searches", json={"query": query, "mode": "quick_find", "top_k": 5},
+def _search(svc, query: str, project: str, mode: str = "quick_find") -> list[str]:
+    r = requests.post(svc.public + "/v2/searches", json={"query": query, "mode": mode, "top_k": 5},
                       headers={**headers(project=project), "X-ELF-Read-Profile": "private_only"}, timeout=60)
     assert r.status_code == 200, r.text
     return [i["note_id"] for i in r.json()["items"]]
@@ -54,8 +55,23 @@ def test_a_query_naming_a_date_finds_what_was_said_then(svc):
     for res in results:
         wait_indexed(svc, res["note_id"])
     ids = dict(zip([*said, "undated"], (r["note_id"] for r in results)))
-    for day, spoken in (("2023-07-01", "1 July, 2023"), ("2023-09-10", "September 10, 2023"),
-                        ("2023-05-08", "May 8th, 2023")):
-        ranked = _search(svc, f"Where did Caroline go hiking on {spoken}?", "p-find")
-        assert ranked[0] == ids[day], (spoken, ranked)
+    for mode in ("quick_find", "planned_search"):  # planned_search's rerank reads the day too
+        for day, spoken in (("2023-07-01", "1 July, 2023"), ("2023-09-10", "September 10, 2023"),
+                            ("2023-05-08", "May 8th, 2023")):
+            ranked = _search(svc, f"Where did Caroline go hiking on {spoken}?", "p-find", mode)
+            assert ranked[0] == ids[day], (mode, spoken, ranked)
     assert set(_search(svc, "Where did Caroline go hiking?", "p-find")) == set(ids.values())
+
+
+def test_the_rerank_reads_a_note_day_in_the_words_a_query_uses():
+    from datetime import datetime, timedelta, timezone
+
+    from elf_infra.providers.local_rerank import embed_overlap_scores
+    from search.services.stored_rerank import observed_day
+
+    day = observed_day(datetime(2022, 5, 25, 23, 30, tzinfo=timezone(timedelta(hours=-2))))
+    assert day == "26 May 2022"  # the UTC day
+    query, vec = "What did Nate cook on 26 May, 2022?", [1.0, 0.0]
+    plain, dated = embed_overlap_scores(query, vec, ["Nate: I cooked pasta.", f"Nate: I cooked pasta. {day}"],
+                                        [vec, vec])
+    assert dated > plain

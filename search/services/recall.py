@@ -17,7 +17,7 @@ from elf_infra.index.scope_filter import idf_corpus, scope_filter
 from elf_kernel.context import RequestContext
 
 from ..domain.rrf import rrf_fuse
-from ..domain.score_fusion import fuse_scores
+from ..domain.score_fusion import fuse_scores, leg_weights
 from ..domain.ties import cut_at_limit
 from ..domain.time_phrases import observed_ranges
 from memory.models import NoteStatus
@@ -100,8 +100,8 @@ def recall(*, client, collection: str, embedder, embedding_version: str, queries
     query vector cache, BM25 on the raw query; per query one batch of a dense and a BM25 search (ids and scores
     only: Postgres holds what ranking reads; BM25's IDF over ``corpus``, the leg cut without splitting a tie,
     search.domain.ties) and, when the query names a date, a dense search among the notes observed then (leg
-    ``dense_observed``, search.domain.time_phrases), fused by normalised scores (search.domain.score_fusion),
-    every leg weighing the same."""
+    ``dense_observed``, search.domain.time_phrases), fused by normalised scores with the legs' weights
+    (search.domain.score_fusion)."""
     dense_inputs = [dense_input(q, context_description) for q in queries]
     vectors = QUERY_VECTORS.embed(embedder, embedding_version, dense_inputs)
     fetched = limit * TIE_FETCH
@@ -116,7 +116,7 @@ def recall(*, client, collection: str, embedder, embedding_version: str, queries
             legs["bm25"] = cut_at_limit([(str(p.id), p.score) for p in found.bm25], limit, fetched)
         if ranges:
             legs[OBSERVED_LEG] = [(str(p.id), p.score) for p in found.observed]
-        fused = fuse_scores(legs, {name: 1.0 / len(legs) for name in legs})[:limit]  # equal: 1/2 is EQUAL_WEIGHT
+        fused = fuse_scores(legs, leg_weights(legs))[:limit]
         top_dense = max((p.score for p in found.dense), default=None)
         out.append(QueryHits(query, [h.id for h in fused], top_dense,
                              {h.id: h.legs for h in fused}, {h.id: h.score for h in fused}))

@@ -10,7 +10,9 @@ arrays as lists, bytea as ``\\x`` hex, vectors as ``[...]``) and comes back thro
 ``jsonb_populate_recordset``, so every column type round-trips exactly with no per-column code. Generated
 columns (``tsv``) are left out both ways; identity columns (``core_memory_audit.audit_id``) are numbered anew by
 the target database, in the exported order, since such counters are per database and would collide there.
-Every other id is kept, so references between the rows stay valid.
+Every other id is kept, so references between the rows stay valid; the one exception is a shared row (a global
+predicate, seeded in every database under an id of its own) that the target already holds by name under another
+id: the target's row is used, and the references to it (``TableSpec.refs``) take its id.
 
 The file is JSON lines: a header ``{"kind": "elf_export", ...}``, one ``{"kind": <table>, "row": {...}}`` per
 row, and a trailer ``{"kind": "elf_export_end", "counts": {...}}`` that lets the import tell a cut file.
@@ -47,8 +49,12 @@ class TableSpec:
     already holds such rows. ``remap(row, old, new)`` renames the tenant in the columns other than
     ``tenant_id`` that carry it. ``vectors``: only exported with vectors (derived data the index is rebuilt
     from). ``shared``: rows the tenant uses but does not own (a predicate of the whole project or installation):
-    the import adds the missing ones and keeps existing ones. ``deferred``: columns that reference rows of the
-    same table, inserted as these values and set to the exported ones once every row of the table is in.
+    the import adds the missing ones and keeps existing ones. ``match`` (shared rows): the columns that name such
+    a row in any database, a unique key besides the id (a predicate's scope and name: the global predicates are
+    seeded with ids of their own in every database); the import uses the target's row of the same values, whatever
+    its id. ``refs``: columns holding the id of another table's row (column -> table), rewritten on import to the
+    id of the target's row that ``match`` found for it. ``deferred``: columns that reference rows of the same
+    table, inserted as these values and set to the exported ones once every row of the table is in.
     """
 
     table: str
@@ -57,6 +63,8 @@ class TableSpec:
     remap: Callable[[Row, str, str], None] | None = None
     vectors: bool = False
     shared: bool = False
+    match: tuple[str, ...] = ()
+    refs: Mapping[str, str] = field(default_factory=dict)
     deferred: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -136,6 +144,7 @@ def import_rows(specs: Iterable[TableSpec], lines: Iterable[str], *, old_tenant:
     count per kind. Raises :class:`ImportRefused` for an unknown kind, a cut file, or rows that clash with
     rows already in the database; call inside a transaction, which the caller rolls back then."""
     by_kind = {spec.name: spec for spec in specs}
+    moved: dict[str, dict[str, Any]] = {}  # table -> {the file's id: the id of the target's row in its place}
     counts: dict[str, int] = {}
     trailer = None
     batch: list[Row] = []
@@ -163,7 +172,7 @@ def import_rows(specs: Iterable[TableSpec], lines: Iterable[str], *, old_tenant:
                 batch, batch_bytes = [], 0
             if spec.name in counts:
                 raise ImportRefused(f"line {number}: the {kind} records are not contiguous")
-            current = _Loader(spec, old_tenant, new_tenant)
+            current = _Loader(spec, old_tenant, new_tenant, moved)
             counts[spec.name] = 0
         batch.append(current.remap(record.get("row"), number))
         batch_bytes += len(line)
@@ -182,9 +191,11 @@ def import_rows(specs: Iterable[TableSpec], lines: Iterable[str], *, old_tenant:
 class _Loader:
     """Inserts the rows of one kind in batches."""
 
-    def __init__(self, spec: TableSpec, old_tenant: str, new_tenant: str):
-        self.spec, self.old, self.new = spec, old_tenant, new_tenant
+    def __init__(self, spec: TableSpec, old_tenant: str, new_tenant: str, moved: dict[str, dict[str, Any]]):
+        self.spec, self.old, self.new, self.moved = spec, old_tenant, new_tenant, moved
         self.table = _Table.of(spec.table)
+        if spec.match and (not spec.shared or len(self.table.key) != 1):
+            raise ValueError(f"{spec.name}: match is for shared rows of a table with a one-column key")
         self.deferred: list[Row] = []
         self.columns: list[str] | None = None
 
@@ -203,6 +214,10 @@ class _Loader:
                 row["tenant_id"] = self.new
             if self.spec.remap:
                 self.spec.remap(row, self.old, self.new)
+        for column, table in self.spec.refs.items():
+            target = self.moved.get(table, {}).get(row.get(column))
+            if target is not None:
+                row[column] = target
         return row
 
     def insert(self, rows: list[Row]) -> None:
@@ -217,9 +232,13 @@ class _Loader:
                 self.deferred.extend({k: r.get(k) for k in (*self.table.key, *self.spec.deferred)} for r in rows)
                 rows = [{**r, **self.spec.deferred} for r in rows]
                 payload = json.dumps(rows)
-            conflict = f" ON CONFLICT ({', '.join(self.table.key)}) DO NOTHING" if self.spec.shared else ""
+            # A shared row the target holds (its id, or with match also its name under another id) is kept.
+            conflict = ((" ON CONFLICT DO NOTHING" if self.spec.match else
+                         f" ON CONFLICT ({', '.join(self.table.key)}) DO NOTHING") if self.spec.shared else "")
             self._run(cur, f"INSERT INTO {self.spec.table} ({cols}) SELECT {cols} FROM "
                            f"jsonb_populate_recordset(NULL::{self.spec.table}, %s::jsonb){conflict}", [payload])
+            if self.spec.match:
+                self._follow_matches(cur, payload)
 
     def finish(self, rows: list[Row]) -> None:
         self.insert(rows)
@@ -230,6 +249,18 @@ class _Loader:
                 self._run(cur, f"UPDATE {self.spec.table} x SET {sets} FROM "
                                f"jsonb_populate_recordset(NULL::{self.spec.table}, %s::jsonb) r WHERE {match}",
                           [json.dumps(self.deferred)])
+
+    def _follow_matches(self, cur, payload: str) -> None:
+        """After the insert: the file's rows the target already held under another id (same ``match`` values)
+        map to the target's ids, which the ``refs`` of later kinds then take."""
+        (key,) = self.table.key
+        on = " AND ".join(f"t.{c} = r.{c}" for c in self.spec.match)
+        # to_jsonb: the ids as the file spells them (the refs of later rows compare equal)
+        cur.execute(f"SELECT to_jsonb(r.{key})::text, to_jsonb(t.{key})::text "
+                    f"FROM jsonb_populate_recordset(NULL::{self.spec.table}, %s::jsonb) r "
+                    f"JOIN {self.spec.table} t ON {on} WHERE t.{key} <> r.{key}", [payload])
+        self.moved.setdefault(self.spec.table, {}).update(
+            (json.loads(old), json.loads(new)) for old, new in cur.fetchall())
 
     def _refuse_clashes(self, cur, payload: str) -> None:
         key = ", ".join(self.table.key)

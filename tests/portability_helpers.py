@@ -24,8 +24,11 @@ NOTES = (
      {"summary": "Ferries leave every forty minutes.", "facts": ["The ferries leave from pier two."],
       "concepts": ["ferry timetable"]}),
     ("platform.lead", "Fact: Alice leads the platform team since March.", "agent_private",
+     # "leads" is a global predicate ELF ships (migration 0007), "leads since" one the tenant registers
      {"relations": [{"subject": {"canonical": "Alice", "kind": "person"}, "predicate": "leads",
-                     "object": {"entity": {"canonical": "platform team"}, "value": None}}]}),
+                     "object": {"entity": {"canonical": "platform team"}, "value": None}},
+                    {"subject": {"canonical": "Alice", "kind": "person"}, "predicate": "leads since",
+                     "object": {"entity": None, "value": "March"}}]}),
 )
 DOC = ("The backup generator of the harbour office starts automatically when the mains power fails. "
        "It runs on diesel and is tested on the first Monday of every month by the facilities team.")
@@ -44,10 +47,10 @@ def psql_file(dsn: str, path: Path, *args: str) -> None:
 
 
 def seed_tenant(svc, tenant: str) -> dict[str, str]:
-    """Notes (keys, structured fields, a relation: graph entities and a fact with evidence), a superseding
-    update (a version row), a document, core memory entries with an audit trail and a pending entry, event log
-    records (a message, two decisions, a task), a grant, an ingestion profile and its default. Returns the
-    note ids by key."""
+    """Notes (keys, structured fields, relations: graph entities, facts with evidence under a global and a
+    tenant predicate), a superseding update (a version row), a document, core memory entries with an audit
+    trail and a pending entry, event log records (a message, two decisions, a task), a grant, an ingestion
+    profile and its default. Returns the note ids by key."""
     ids = {}
     for key, text, scope, structured in NOTES:
         r = ingest(svc, [note(text, key=key, **({"structured": structured} if structured else {}))], scope=scope,

@@ -23,7 +23,7 @@ ADMIN_USER, ADMIN_PASSWORD = "browser-operator", uuid.uuid4().hex
 KEYED_V1 = "Fact: the deploy window opens on Tuesdays at nine."
 KEYED_V2 = "Fact: the deploy window opens on Thursdays at ten."
 SHARED_TEXT = "Decision: the billing service moves to the new cluster in March."
-GRAPH_TEXT = "Alice leads the data team."
+GRAPH_TEXT = "Alice sponsors the data team."  # "sponsors" is no shipped predicate: t1:p1 registers it
 DOC_TITLE = "Harbour handbook"
 DOC_TEXT = "".join(f"Section {i}. The harbour office opens at nine and closes at five on weekdays. Boats moor at "
                    f"the north pier after six. The backup generator is tested every Monday.\n" for i in range(40))
@@ -67,7 +67,7 @@ def _notes(s) -> dict:
     ids["shared"] = _add(s, SHARED_TEXT, type="decision")["note_id"]
     _post(s, f"/v2/notes/{ids['shared']}/publish", {"space": "team_shared"})
     _post(s, "/v2/spaces/team_shared/grants", {"grantee_kind": "agent", "grantee_agent_id": "a2"})
-    relation = {"subject": {"canonical": "Alice", "kind": "person"}, "predicate": "leads",
+    relation = {"subject": {"canonical": "Alice", "kind": "person"}, "predicate": "sponsors",
                 "object": {"entity": {"canonical": "data team"}}}
     ids["graph"] = _add(s, GRAPH_TEXT, scope="project_shared", structured={"relations": [relation]})["note_id"]
     return ids
@@ -218,9 +218,9 @@ def test_grants_list(browser):
 def test_predicates_list_a_predicate_and_its_fact(browser, world):
     text = browser.open("/admin/graph/graphpredicate/?scope_kind=tenant_project", "predicates")
     assert "Select graph predicate to view" in browser.title
-    (leads,) = [r for r in browser.rows("#result_list") if r[1] == "leads"]
-    assert [c.lower() for c in leads[3:7]] == ["t1:p1", "multi", "pending", "1"], leads
-    text = browser.follow(browser.link("leads"), "predicate")
+    (sponsors,) = [r for r in browser.rows("#result_list") if r[1] == "sponsors"]
+    assert [c.lower() for c in sponsors[3:7]] == ["t1:p1", "multi", "pending", "1"], sponsors
+    text = browser.follow(browser.link("sponsors"), "predicate")
     assert "View graph predicate" in browser.title
     assert (browser.text(".elf-fact-count"), browser.text(".elf-open-count")) == ("1", "1")
     (fact,) = browser.rows(".elf-predicate-facts table")

@@ -62,7 +62,7 @@ def test_lists_every_mapped_tool_with_its_input_schema(url):
         assert tool.input_schema["type"] == "object" and tool.description
     props = {name: set(t.input_schema["properties"]) for name, t in listed.items()}
     assert props["elf_notes_ingest"] == {"scope", "notes"}
-    assert props["elf_searches_create"] == {"query", "top_k", "candidate_k", "filter", "mode", "read_profile"}
+    assert props["elf_searches_create"] == {"query", "top_k", "candidate_k", "filter", "mode", "read_profile", "as_of"}
     assert props["elf_searches_notes"] == {"search_id", "note_ids", "record_hits", "include_source_excerpts"}
     assert props["elf_notes_get"] == {"note_id"}
     assert props["elf_space_grant_upsert"] == {"space", "grantee_kind", "grantee_agent_id"}

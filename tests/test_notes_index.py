@@ -10,7 +10,13 @@ from qdrant_client import QdrantClient, models
 
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import CollectionMismatch, ensure_hybrid_collection, hybrid_query, upsert_points
-from elf_infra.index.notes_collection import KEYWORD_INDEXES, chunk_point, delete_note_points, ensure_notes_collection
+from elf_infra.index.notes_collection import (
+    KEYWORD_INDEXES,
+    OBSERVED_TS,
+    chunk_point,
+    delete_note_points,
+    ensure_notes_collection,
+)
 from elf_infra.qdrant_server.launcher import EmbeddedQdrant
 from tests.qdrant_fixtures import client_for, qdrant_server  # noqa: F401
 
@@ -115,9 +121,8 @@ def test_ensure_notes_collection_creates_checks_and_is_idempotent(qdrant_server:
     dense = info.config.params.vectors["dense"]
     assert (dense.size, dense.distance) == (DIM, models.Distance.COSINE)
     assert info.config.params.sparse_vectors["bm25"].modifier == models.Modifier.IDF
-    assert {f: s.data_type for f, s in info.payload_schema.items()} == dict.fromkeys(
-        KEYWORD_INDEXES, models.PayloadSchemaType.KEYWORD
-    )
+    assert {f: s.data_type for f, s in info.payload_schema.items()} == {
+        **dict.fromkeys(KEYWORD_INDEXES, models.PayloadSchemaType.KEYWORD), OBSERVED_TS: models.PayloadSchemaType.INTEGER}
     with pytest.raises(CollectionMismatch, match="size 4 but storage.qdrant.vector_dim is 8"):
         ensure_notes_collection(client, NAME, 8)
 

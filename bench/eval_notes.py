@@ -9,7 +9,7 @@ With the note context ``neighbours`` (the default), each note carries as its ``c
 part of its text: memory.domain.note_context) the item before it and the item after it in its session, each
 cut at a word to half of MAX_CONTEXT_CHARS; ``none`` writes no context. With the note time ``session`` (the
 default), each note carries its item's session time as ``observed_at`` (read by searches that name a date:
-search.domain.time_phrases); ``none`` writes none. ``NoteShape`` holds both choices.
+elf_domain.time_phrases); ``none`` writes none. ``NoteShape`` holds both choices.
 """
 
 from __future__ import annotations

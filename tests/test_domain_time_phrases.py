@@ -1,4 +1,4 @@
-"""Dates named in a query (search.domain.time_phrases), pure."""
+"""Dates named in a query (elf_domain.time_phrases), pure."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from search.domain.time_phrases import date_ranges, observed_ranges
+from elf_domain.time_phrases import date_ranges, observed_ranges
 
 
 @pytest.mark.parametrize(("query", "expected"), [

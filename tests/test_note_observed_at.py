@@ -1,6 +1,6 @@
 """A note's observed_at (issue 32) over real HTTP on an isolated stack: stored and returned as given (UTC when it
 has no offset), validated with a JSONPath, part of a keyed replay's comparison, and what a search whose query
-names a date looks among (search.domain.time_phrases; recall's dense_observed leg)."""
+names a date looks among (elf_domain.time_phrases; recall's dense_observed leg)."""
 
 from __future__ import annotations
 

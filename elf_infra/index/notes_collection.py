@@ -17,7 +17,7 @@ from .scope_filter import LEXICAL_SCOPE, lexical_scope
 
 KEYWORD_INDEXES = ("tenant_id", "project_id", "agent_id", "scope", "status", "note_id", "type", "key", LEXICAL_SCOPE)
 # When the note's statement was made, in whole seconds since the epoch (an integer index: a search whose query
-# names a date asks for a range of it, search.domain.time_phrases); absent when the writer gave no observed_at.
+# names a date asks for a range of it, elf_domain.time_phrases); absent when the writer gave no observed_at.
 OBSERVED_TS = "observed_ts"
 
 

@@ -77,7 +77,7 @@ class NoteInput:
     source_ref: dict = field(default_factory=dict)
     structured: dict | None = None
     context: str = ""  # memory.domain.note_context
-    observed_at: datetime | None = None  # when the statement was made (search.domain.time_phrases)
+    observed_at: datetime | None = None  # when the statement was made (elf_domain.time_phrases)
     field_path: str = "$.notes[0]"
     # Pipeline-specific audit merged into the decision row's details (add_event: evidence, policy audits).
     decision_extra: dict = field(default_factory=dict)

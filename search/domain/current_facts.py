@@ -17,6 +17,8 @@ from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from elf_domain.time_phrases import MONTH_PATTERN, month_number
+
 from .ranking import Ranked, RankingTerm
 
 TERM_SUPERSEDED = "graph.superseded"
@@ -24,11 +26,7 @@ DEMOTION_MARGIN = 1.0
 # An as_of within this much of now is "now" (a client's clock and the request's travel time).
 AS_OF_SLACK = timedelta(minutes=1)
 
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")
-_MONTH_ABBR = {m[:3]: i for i, m in enumerate(_MONTHS, start=1)}
-_MONTH_YEAR = re.compile(r"\b(?P<month>" + "|".join(f"{m[:3]}(?:{m[3:]})?" for m in _MONTHS)
-                         + r")\.?,?\s+(?P<year>(?:19|20)\d\d)\b", re.IGNORECASE)
+_MONTH_YEAR = re.compile(rf"\b(?P<month>{MONTH_PATTERN})\.?,?\s+(?P<year>(?:19|20)\d\d)\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:in|during|since|from|by|of|around|circa)\s+(?P<year>(?:19|20)\d\d)\b", re.IGNORECASE)
 _PAST_PHRASE = re.compile(
     r"\b(?:"
@@ -64,7 +62,7 @@ def past_query(query: str, *, as_of: datetime | None, now: datetime) -> PastQuer
     if m is not None:
         return PastQuery("phrase", m.group())
     for m in _MONTH_YEAR.finditer(query):
-        month = _MONTH_ABBR[m.group("month")[:3].lower()]
+        month = month_number(m.group("month"))
         if (int(m.group("year")), month) < (now.year, now.month):
             return PastQuery("phrase", m.group())
     for m in _YEAR.finditer(query):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from qdrant_client import models
 
+from elf_domain.time_phrases import observed_ranges
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import TIE_FETCH, recall_batch
 from elf_infra.index.notes_collection import observed_between
@@ -19,7 +20,6 @@ from elf_kernel.context import RequestContext
 from ..domain.rrf import rrf_fuse
 from ..domain.score_fusion import fuse_scores, leg_weights
 from ..domain.ties import cut_at_limit
-from ..domain.time_phrases import observed_ranges
 from memory.models import NoteStatus
 
 PROJECT_CONTEXT_SEPARATOR = "\n\nProject context:\n"
@@ -100,7 +100,7 @@ def recall(*, client, collection: str, embedder, embedding_version: str, queries
     query vector cache, BM25 on the raw query; per query one batch of a dense and a BM25 search (ids and scores
     only: Postgres holds what ranking reads; BM25's IDF over ``corpus``, the leg cut without splitting a tie,
     search.domain.ties) and, when the query names a date, a dense search among the notes observed then (leg
-    ``dense_observed``, search.domain.time_phrases), fused by normalised scores with the legs' weights
+    ``dense_observed``, elf_domain.time_phrases), fused by normalised scores with the legs' weights
     (search.domain.score_fusion)."""
     dense_inputs = [dense_input(q, context_description) for q in queries]
     vectors = QUERY_VECTORS.embed(embedder, embedding_version, dense_inputs)

@@ -14,7 +14,7 @@ with what the search already has, instead of embedding the query and every snipp
 - the lexical overlap is computed on the snippet text, as the provider does, followed by the day the note was
   observed (``observed_at``, written as "25 May 2022"), so a query naming that day finds its words: the
   reranker agrees with recall's search among the notes observed on a date the query names
-  (search.domain.time_phrases) instead of undoing it.
+  (elf_domain.time_phrases) instead of undoing it.
 
 Cosine is taken in the space of ``providers.embedding`` (the model of the stored vectors and of recall), where
 the provider embeds with the in-process MiniLM whatever ``providers.embedding`` is.

@@ -19,7 +19,14 @@ PAD_DAYS = 1
 
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+# A month's English name or its three-letter abbreviation (match with re.IGNORECASE); month_number reads it.
+MONTH_PATTERN = _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+
+
+def month_number(name: str) -> int:
+    """1-12 for a name MONTH_PATTERN matched ("May", "sep", "SEPTEMBER")."""
+    return _MONTHS[name.lower()]
+
 _ORD = r"(?:st|nd|rd|th)?"
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTH})\.?,?\s+(\d{{4}})\b", re.IGNORECASE)
 _MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}}){_ORD},?\s*(\d{{4}})\b", re.IGNORECASE)

@@ -5,13 +5,14 @@ those three for the same query, in this process, against the service's own colle
 - embedding: the configured embedding provider (``build_embedding``: the in-process local model with local
   providers), one call for the one query, as a search does when its query-vector cache misses; wall time
   (and this process's CPU time, which counts every onnxruntime thread);
-- Qdrant: the search's batch of a dense and a BM25 query (``elf_infra.index.hybrid.dense_and_bm25_query``,
-  ids and scores only) under the same payload filter (``scope_filter`` of the read profile's scopes), limit
+- Qdrant: the search's batch of a dense and a BM25 query, and the dense query among the notes observed on a
+  date the query names when it names one (``elf_infra.index.hybrid.recall_batch``, ids and scores only) under
+  the same payload filter (``scope_filter`` of the read profile's scopes), limit
   ``memory.candidate_k``; the figure is the engine's own ``time`` from the REST response (qdrant-client drops
   it from its high-level answer, so the batch goes through its generated REST API; HTTP and JSON are not in it);
 - Postgres: the re-validation query of search.services.pipeline ``_revalidate`` (the read rule, status and
   TTL over the candidate chunks, joined with every chunk of the surviving notes), for as many candidate
-  chunk ids as the service re-validates (the dense hits, then the BM25 ones, up to candidate_k and the
+  chunk ids as the service re-validates (the dense hits, then the BM25 and the dated ones, up to candidate_k and the
   prefilter: the same number, not the service's fused order), over one warm psycopg connection; the figure
   is the wall time of executing it and fetching its rows.
 A query's floor is the sum of the three; percentiles are taken over those per-query sums.
@@ -29,8 +30,10 @@ from qdrant_client import QdrantClient, models
 from bench.stats import percentile
 from elf_config import ElfConfig
 from elf_domain.spaces import ORG_PROJECT_ID
+from elf_domain.time_phrases import observed_ranges
 from elf_infra.index import bm25
-from elf_infra.index.hybrid import TIE_FETCH, dense_and_bm25_query
+from elf_infra.index.hybrid import TIE_FETCH, recall_batch
+from elf_infra.index.notes_collection import observed_between
 from elf_infra.index.scope_filter import idf_corpus, scope_filter
 from elf_infra.providers.factory import build_embedding
 
@@ -68,7 +71,7 @@ def candidate_ids(dense: Sequence[str], lexical: Sequence[str], limit: int) -> l
 
 
 class _EngineTimed:
-    """Stands in for the QdrantClient in ``dense_and_bm25_query``: sends its batch through qdrant-client's REST
+    """Stands in for the QdrantClient in ``recall_batch``: sends its batch through qdrant-client's REST
     API, which keeps the engine's ``time`` (seconds) that the high-level call drops."""
 
     def __init__(self, client: QdrantClient):
@@ -125,11 +128,13 @@ class SearchFloor:
         t0, c0 = time.perf_counter(), time.process_time()
         vec = self.embedder.embed([query])[0]
         embed_ms, embed_cpu_ms = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
-        dense, lexical = dense_and_bm25_query(self.qdrant, self.collection, vec, bm25.embed_query(query), self.flt,
-                                              self.limit, with_payload=False, lexical_limit=self.limit * TIE_FETCH,
-                                              idf_corpus=self.corpus)
+        ranges = observed_ranges(query)
+        found = recall_batch(self.qdrant, self.collection, vec, bm25.embed_query(query), self.flt, self.limit,
+                             with_payload=False, lexical_limit=self.limit * TIE_FETCH, idf_corpus=self.corpus,
+                             observed=observed_between(ranges) if ranges else None)
         qdrant_ms = self.qdrant.seconds * 1000
-        ids = candidate_ids([str(p.id) for p in dense], [str(p.id) for p in lexical], self.limit)
+        ids = candidate_ids([str(p.id) for p in found.dense], [str(p.id) for p in [*found.bm25, *found.observed]],
+                            self.limit)
         t0 = time.perf_counter()
         rows = self.conn.execute(REVALIDATE, {**self.params, "chunks": ids}).fetchall()
         postgres_ms = (time.perf_counter() - t0) * 1000

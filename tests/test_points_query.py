@@ -13,7 +13,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 
 from elf_infra.index import bm25
 from elf_infra.index.collection import CollectionHandle, IndexUnavailable
-from elf_infra.index.hybrid import dense_and_bm25_query
+from elf_infra.index.hybrid import recall_batch
 from elf_infra.index.points_query import PointsQuery
 from elf_infra.qdrant_server.launcher import EmbeddedQdrant
 from tests.qdrant_fixtures import client_for, create_collection, make_point, qdrant_server  # noqa: F401
@@ -35,8 +35,8 @@ def _seed(server: EmbeddedQdrant) -> None:
 
 def _query(client, text: str, **kw):
     flt = models.Filter(must=[models.FieldCondition(key="tenant_id", match=models.MatchValue(value="t1"))])
-    return dense_and_bm25_query(client, "c", [1.0, 1.0, 0.5, -1.0], bm25.embed_query(text), flt, 3,
-                                with_payload=False, **kw)
+    found = recall_batch(client, "c", [1.0, 1.0, 0.5, -1.0], bm25.embed_query(text), flt, 3, with_payload=False, **kw)
+    return found.dense, found.bm25
 
 
 def test_answers_what_qdrant_client_answers(qdrant_server: EmbeddedQdrant) -> None:  # noqa: F811

@@ -145,24 +145,6 @@ def recall_batch(
     return RecallLists(first, lexical, next(results).points if observed is not None else [])
 
 
-def dense_and_bm25_query(
-    client: QdrantClient,
-    name: str,
-    dense: Sequence[float],
-    sparse: models.SparseVector,
-    payload_filter: models.Filter | None,
-    limit: int,
-    *,
-    with_payload: bool | Sequence[str] = True,
-    lexical_limit: int | None = None,
-    idf_corpus: models.Filter | None = None,
-) -> tuple[list[models.ScoredPoint], list[models.ScoredPoint]]:
-    """``recall_batch`` without a date: the dense and the BM25 candidates."""
-    found = recall_batch(client, name, dense, sparse, payload_filter, limit, with_payload=with_payload,
-                         lexical_limit=lexical_limit, idf_corpus=idf_corpus)
-    return found.dense, found.bm25
-
-
 def upsert_points(client: QdrantClient, name: str, points: Sequence[models.PointStruct]) -> None:
     """Upsert points and wait until they are applied."""
     if points:

@@ -39,7 +39,7 @@ class QueryResult:
 
 
 class PointsQuery:
-    """Stands in for the QdrantClient where only ``query_batch_points`` is called (``hybrid.dense_and_bm25_query``)."""
+    """Stands in for the QdrantClient where only ``query_batch_points`` is called (``hybrid.recall_batch``)."""
 
     def __init__(self, url: str, timeout: float):
         parts = urlsplit(url)

@@ -306,7 +306,8 @@ def _rerank(cfg: ElfConfig, ctx: RequestContext, req: SearchRequest, cands: _Can
         docs = [snippets[cid] for cid in ordered]
         if cfg.providers.rerank.provider_id == LOCAL_PROVIDER:
             rr = stored_vector_rerank(cfg, query=req.query, context_description=recall.project_context(cfg, ctx),
-                                      note_ids=[cands.chunks[cid].note_id for cid in ordered], docs=docs)
+                                      note_ids=[cands.chunks[cid].note_id for cid in ordered], docs=docs,
+                                      observed=[cands.note_of(cid).observed_at for cid in ordered])
         else:
             signature = [(cid, cands.note_of(cid).updated_at.isoformat()) for cid in ordered]
             rr = rerank_with_cache(cfg, req.query, docs, signature)

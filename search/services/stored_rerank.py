@@ -50,14 +50,14 @@ log = logging.getLogger(__name__)
 
 
 def stored_vector_rerank(cfg: ElfConfig, *, query: str, context_description: str | None,
-                         note_ids: list[uuid.UUID], docs: list[str]) -> RerankResult:
-    """Scores of ``docs`` (snippets; ``note_ids[i]`` is the note of ``docs[i]``) for ``query``; see the module
-    docstring. ``embedded_docs`` counts the docs whose note had no stored vector and that were embedded."""
+                         note_ids: list[uuid.UUID], docs: list[str], observed: list[datetime | None]) -> RerankResult:
+    """Scores of ``docs`` (snippets; ``note_ids[i]`` is the note of ``docs[i]``, ``observed[i]`` its observed_at,
+    both as the search's re-validation read them) for ``query``; see the module docstring. ``embedded_docs`` counts the docs whose note had no stored vector and that were embedded."""
     if len(note_ids) != len(docs):
         raise ValueError(f"{len(note_ids)} note ids for {len(docs)} docs")
     if not docs:
         return RerankResult(scores=[], cache_hit=False, called=False, method=METHOD_STORED_VECTORS)
-    stored, observed = pooled_vectors(note_ids, cfg.embedding_version)
+    stored = pooled_vectors(note_ids, cfg.embedding_version)
     missing = [i for i, note_id in enumerate(note_ids) if note_id not in stored]
     embedder = build_embedding(cfg)
     try:
@@ -69,7 +69,7 @@ def stored_vector_rerank(cfg: ElfConfig, *, query: str, context_description: str
         return RerankResult(scores=None, cache_hit=False, called=True, error=str(exc), method=METHOD_STORED_VECTORS,
                             embedded_docs=len(missing))
     vectors = [fresh[i] if i in fresh else stored[note_id] for i, note_id in enumerate(note_ids)]
-    dated = [f"{doc} {observed_day(observed[n])}" if n in observed else doc for doc, n in zip(docs, note_ids)]
+    dated = [f"{doc} {observed_day(at)}" if at is not None else doc for doc, at in zip(docs, observed, strict=True)]
     return RerankResult(scores=embed_overlap_scores(query, query_vec, dated, vectors), cache_hit=False,
                         called=bool(missing), method=METHOD_STORED_VECTORS, embedded_docs=len(missing))
 
@@ -80,16 +80,10 @@ def observed_day(at: datetime) -> str:
     return f"{day.day} {day:%B %Y}"
 
 
-def pooled_vectors(note_ids: list[uuid.UUID], embedding_version: str
-                   ) -> tuple[dict[uuid.UUID, np.ndarray], dict[uuid.UUID, datetime]]:
-    """note id -> its stored pooled vector of ``embedding_version``, and note id -> its observed_at, in one query
-    (notes without a vector, or without an observed_at, are absent). Read in pgvector's binary form
-    (``vector_send``): parsing 60 vectors from their text took about 10 ms."""
+def pooled_vectors(note_ids: list[uuid.UUID], embedding_version: str) -> dict[uuid.UUID, np.ndarray]:
+    """note id -> its stored pooled vector of ``embedding_version``, in one query (notes without one are absent).
+    Read in pgvector's binary form (``vector_send``): parsing 60 vectors from their text took about 10 ms."""
     rows = NoteEmbedding.objects.filter(note_id__in=set(note_ids), embedding_version=embedding_version)
     binary = Func(F("vec"), function="vector_send", output_field=BinaryField())
-    vectors, observed = {}, {}
-    for note_id, data, at in rows.annotate(binary=binary).values_list("note_id", "binary", "note__observed_at"):
-        vectors[note_id] = Vector.from_binary(data).to_numpy()
-        if at is not None:
-            observed[note_id] = at
-    return vectors, observed
+    return {note_id: Vector.from_binary(data).to_numpy()
+            for note_id, data in rows.annotate(binary=binary).values_list("note_id", "binary")}

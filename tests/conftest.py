@@ -237,8 +237,13 @@ class ServiceFactory:
         # Redis dbs 1-15 (db 0 belongs to the session's test stack and its live worker).
         data["worker"]["broker_url"] = data["worker"]["broker_url"].rsplit("/", 1)[0] + f"/{1 + next(_redis_dbs) % 15}"
         data["stack"]["data_dir"] = str(REPO / "var" / "test-stack")
+        ports: set[int] = set()  # free_port() may hand out the same just-freed port twice (seen on a fresh clone)
         for key in ("http_bind", "admin_bind", "mcp_bind"):
-            data["service"][key] = f"127.0.0.1:{free_port()}"
+            port = free_port()
+            while port in ports:
+                port = free_port()
+            ports.add(port)
+            data["service"][key] = f"127.0.0.1:{port}"
         for kind, path in (("embedding", EMBED_PATH), ("rerank", RERANK_PATH), ("llm_extractor", CHAT_PATH)):
             data["providers"][kind].update(provider_id="fake-http", api_base=fake.url, api_key="test-key", path=path)
         if mutate:

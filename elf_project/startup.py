@@ -11,6 +11,7 @@ from pathlib import Path
 import psycopg
 
 from elf_config import ElfConfig
+from elf_config.chunk_tokenizer import fallback_warning
 
 log = logging.getLogger("elf.startup")
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
@@ -117,8 +118,17 @@ def ensure_index(cfg: ElfConfig) -> bool:
         return False
 
 
+def warn_about_config(cfg: ElfConfig) -> None:
+    """Log what the config lets start but an operator should know: the chunker's MiniLM fallback for an
+    embedding model whose tokenizer ELF does not ship (elf_config.chunk_tokenizer)."""
+    warning = fallback_warning(cfg)
+    if warning:
+        log.warning("%s", warning)
+
+
 def prepare(cfg: ElfConfig, *, prog: str, migrate: bool, index: bool) -> int:
     """Run the start-up steps an entry point needs; 0 when ready, else print why and return 1."""
+    warn_about_config(cfg)
     try:
         apply_schema(cfg)
         seed_registry()

@@ -1,7 +1,7 @@
 """context/domain/tokens.estimate_tokens against real BPE counts on a fixed corpus.
 
-The reference is OpenAI's cl100k_base and o200k_base, as implemented by the PyPI wheel ``bpe-openai`` (test
-extra): its vocabularies ship inside the wheel (``bpe_openai/data/*.tiktoken.gz``, and embedded in its Rust
+The reference is OpenAI's cl100k_base and o200k_base, as implemented by the PyPI wheel ``bpe-openai`` (a main
+dependency since the chunker counts with it too): its vocabularies ship inside the wheel (``bpe_openai/data/*.tiktoken.gz``, and embedded in its Rust
 extension), so nothing is downloaded; a test below encodes with the network switched off. The corpus,
 tests/data/acb_token_corpus.json, is ~70 items in classes (prose, chat, Markdown, Python/JS/SQL/shell code,
 JSON, stack traces, logs, listings, ids/hex/uuids, URLs, non-English "mixed", and verbatim excerpts of this

@@ -10,7 +10,8 @@ from datetime import datetime, timezone
 import pytest
 import requests
 
-from elf_config import ConfigError, load_config
+from elf_config import load_config
+from elf_config.chunk_tokenizer import MINILM, chunk_tokenizer
 from search.domain.ranking import Candidate, Ranked, aggregate_by_note
 from tests.conftest import CHAT_PATH, REPO, entry_point
 from tests.fake_provider_server import FakeResponse, chat_completion
@@ -25,7 +26,8 @@ def _refusal(tmp_path, data: dict, name: str = "elf-api") -> str:
     return result.stderr
 
 
-# --- chunking.tokenizer_repo: the chunker has only the bundled all-MiniLM-L6-v2 tokenizer --------------------
+# --- chunking.tokenizer_repo: the tokenizers that install with ELF, or MiniLM with a margin -------------------
+# (the chunks themselves: tests/test_chunk_tokenizer.py)
 
 HTTP_EMBEDDER = {"provider_id": "openai", "api_base": "http://127.0.0.1:9/", "path": "/v1/embeddings",
                  "model": "text-embedding-3-small"}
@@ -36,8 +38,9 @@ def _http_embedder(data: dict, **over) -> dict:
     return data
 
 
-@pytest.mark.parametrize("repo", ["", "sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2", DELETE])
-def test_tokenizer_repo_naming_the_bundled_tokenizer_or_inheriting_the_local_model_loads(tmp_path, repo):
+@pytest.mark.parametrize("repo", ["", "sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2", "cl100k_base",
+                                  "openai:o200k_base", DELETE])
+def test_tokenizer_repo_naming_a_shipped_tokenizer_or_inheriting_the_local_model_loads(tmp_path, repo):
     cfg = load_config(_write(tmp_path, _set(EXAMPLE, "chunking.tokenizer_repo", repo)))
     assert cfg.providers.embedding.provider_id == "local"
 
@@ -45,19 +48,21 @@ def test_tokenizer_repo_naming_the_bundled_tokenizer_or_inheriting_the_local_mod
 def test_start_up_refuses_a_tokenizer_repo_it_cannot_honour(tmp_path):
     stderr = _refusal(tmp_path, _set(EXAMPLE, "chunking.tokenizer_repo", "bert-base-uncased"))
     assert "chunking.tokenizer_repo 'bert-base-uncased' cannot be honoured" in stderr
-    assert "only the bundled all-MiniLM-L6-v2 tokenizer and downloads nothing at run time" in stderr
+    assert "only the tokenizers that install with ELF and downloads nothing at run time" in stderr
+    assert "cl100k_base" in stderr and "sentence-transformers/all-MiniLM-L6-v2" in stderr
 
 
-def test_an_inherited_embedding_model_whose_tokenizer_is_not_bundled_is_refused(tmp_path):
-    with pytest.raises(ConfigError) as err:
-        load_config(_write(tmp_path, _http_embedder(EXAMPLE)))
-    (problem,) = err.value.problems
-    assert problem.startswith("chunking.tokenizer_repo is empty, so it inherits providers.embedding.model "
-                              "'text-embedding-3-small', whose tokenizer cannot be honoured")
-    # Naming the bundled tokenizer chunks with it, knowingly; an HTTP model that is MiniLM inherits it.
-    explicit = _set(_http_embedder(EXAMPLE), "chunking.tokenizer_repo", "sentence-transformers/all-MiniLM-L6-v2")
-    assert load_config(_write(tmp_path, explicit)).chunking.tokenizer_repo == "sentence-transformers/all-MiniLM-L6-v2"
-    assert load_config(_write(tmp_path, _http_embedder(EXAMPLE, model="all-MiniLM-L6-v2")))
+def test_an_inherited_embedding_model_loads_with_its_tokenizer_or_the_minilm_fallback(tmp_path):
+    # OpenAI's embedding model: its own cl100k_base; an unknown one: MiniLM with the margin (no refusal).
+    assert chunk_tokenizer(load_config(_write(tmp_path, _http_embedder(EXAMPLE)))).name == "cl100k_base"
+    unknown = chunk_tokenizer(load_config(_write(tmp_path, _http_embedder(EXAMPLE, model="nomic-embed-text"))))
+    assert (unknown.name, unknown.fallback, unknown.max_tokens, unknown.overlap_tokens) == (MINILM, True, 192, 48)
+    # Naming the bundled tokenizer chunks with it, knowingly and at the full budget; an HTTP MiniLM inherits it.
+    explicit = _set(_http_embedder(EXAMPLE, model="nomic-embed-text"), "chunking.tokenizer_repo",
+                    "sentence-transformers/all-MiniLM-L6-v2")
+    chosen = chunk_tokenizer(load_config(_write(tmp_path, explicit)))
+    assert (chosen.name, chosen.fallback, chosen.max_tokens) == (MINILM, False, 256)
+    assert not chunk_tokenizer(load_config(_write(tmp_path, _http_embedder(EXAMPLE, model="all-MiniLM-L6-v2")))).fallback
 
 
 # --- security.redact_secrets_on_write ------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """A note's chunks and their stored vectors (spec v2 section 12), shared by the indexing worker and add_note.
 
 ``note_chunks`` cuts a text the one way both use: the embedding model's tokenizer and ``[chunking]``, so a
-note add_note stores a vector for is chunked exactly as the worker would chunk it. ``store_chunks`` is the
+note add_note stores a vector for is chunked exactly as the worker would chunk it. The tokenizer and the
+chunk budget are ``elf_config.chunk_tokenizer``'s choice (MiniLM with a safety margin when the model's own
+tokenizer is not shipped). ``store_chunks`` is the
 one write of a note's chunk rows, chunk vectors and pooled note vector, in the caller's transaction:
 - memory_note_chunks are upserted by (note_id, chunk_index), which keeps the existing chunk_id of an index,
   so re-processing yields the same Qdrant point ids; rows past the new count are deleted (their vectors
@@ -21,14 +23,16 @@ import numpy as np
 from django.db import connection
 
 from elf_config import ElfConfig
+from elf_config.chunk_tokenizer import chunk_tokenizer
 from elf_domain.chunking import Chunk, chunk_text
-from elf_infra.providers.tokenizer import get_tokenizer
+from elf_infra.providers.tokenizer import get_chunk_tokenizer
 
 
 def note_chunks(cfg: ElfConfig, text: str) -> list[Chunk]:
-    """The chunks of a note's text (one chunk, the whole text, when it fits in ``chunking.max_tokens``)."""
-    return chunk_text(text, get_tokenizer().token_byte_spans(text), max_tokens=cfg.chunking.max_tokens,
-                      overlap_tokens=cfg.chunking.overlap_tokens)
+    """The chunks of a note's text (one chunk, the whole text, when it fits in the chunk budget)."""
+    choice = chunk_tokenizer(cfg)
+    spans = get_chunk_tokenizer(choice.name).token_byte_spans(text)
+    return chunk_text(text, spans, max_tokens=choice.max_tokens, overlap_tokens=choice.overlap_tokens)
 
 
 _UPSERT_CHUNK = """

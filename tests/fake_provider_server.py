@@ -216,6 +216,23 @@ def embeddings_handler(dimensions: int) -> Handler:
     return handler
 
 
+def vllm_embeddings_handler(dimensions: int) -> Handler:
+    """``embeddings_handler`` as vLLM answers for a model without Matryoshka support: any request that carries
+    ``dimensions`` is refused with vLLM's HTTP 400 body."""
+    answer = embeddings_handler(dimensions)
+
+    def handler(request: RecordedRequest) -> FakeResponse:
+        if "dimensions" in request.json:
+            model = request.json.get("model")
+            return FakeResponse(status=400, json={
+                "object": "error", "type": "BadRequestError", "param": None, "code": 400,
+                "message": f'Model "{model}" does not support matryoshka representation, changing output '
+                           "dimensions will lead to poor results."})
+        return answer(request)
+
+    return handler
+
+
 def chat_completion(content: str) -> dict[str, Any]:
     """An OpenAI-style chat completions answer whose ``choices[0].message.content`` is ``content``."""
     return {

@@ -32,6 +32,7 @@ from tests.fake_provider_server import (
     FakeResponse,
     chat_completion,
     embeddings_handler,
+    vllm_embeddings_handler,
 )
 
 API_KEY = "sk-test-secret-key-123456789"
@@ -132,6 +133,32 @@ def test_embedding_request_shape_and_headers(fake_provider):
     assert req.header("Authorization") == f"Bearer {API_KEY}"  # api_key wins over default_headers
     assert req.header("X-Team") == "memory"
     assert req.header("Content-Type") == "application/json"
+
+
+def test_an_endpoint_that_refuses_dimensions_is_asked_again_without_it_from_then_on(fake_provider, caplog):
+    # vLLM refuses "dimensions" for a model without Matryoshka support, even the model's own size.
+    fake_provider.handle(EMB_PATH, vllm_embeddings_handler(DIM))
+    provider = HttpEmbeddingProvider(emb_cfg(fake_provider, model="BAAI/bge-small-en-v1.5"))
+    assert [len(v) for v in provider.embed(["alpha", "beta"])] == [DIM, DIM]
+    assert [len(v) for v in provider.embed(["gamma"])] == [DIM]
+    bodies = [r.json for r in fake_provider.requests_to(EMB_PATH)]
+    assert bodies == [{"model": "BAAI/bge-small-en-v1.5", "input": ["alpha", "beta"], "dimensions": DIM},
+                      {"model": "BAAI/bge-small-en-v1.5", "input": ["alpha", "beta"]},
+                      {"model": "BAAI/bge-small-en-v1.5", "input": ["gamma"]}]
+    assert "rejected the dimensions field for model 'BAAI/bge-small-en-v1.5' (HTTP 400)" in caplog.text
+
+
+def test_vectors_sent_without_dimensions_must_still_have_them(fake_provider):
+    fake_provider.handle(EMB_PATH, vllm_embeddings_handler(DIM + 1))
+    with pytest.raises(ProviderDimensionMismatchError):
+        HttpEmbeddingProvider(emb_cfg(fake_provider)).embed(["a"])
+
+
+def test_other_client_errors_are_not_retried_without_dimensions(fake_provider):
+    fake_provider.respond(EMB_PATH, FakeResponse(status=400, json={"error": "input must not be empty"}))
+    with pytest.raises(ProviderHTTPError):
+        HttpEmbeddingProvider(emb_cfg(fake_provider)).embed(["a"])
+    assert len(fake_provider.requests_to(EMB_PATH)) == 1
 
 
 def test_embedding_sorted_by_index(fake_provider):

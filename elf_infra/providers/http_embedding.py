@@ -2,23 +2,40 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
 
 from elf_config.schema import EmbeddingProviderConfig
 
-from .errors import ProviderCountMismatchError, ProviderDimensionMismatchError, ProviderResponseError
+from .errors import (
+    ProviderCountMismatchError,
+    ProviderDimensionMismatchError,
+    ProviderHTTPError,
+    ProviderResponseError,
+)
 from .http_client import JsonPostClient
+
+log = logging.getLogger(__name__)
+# vLLM answers 400 'Model "..." does not support matryoshka representation, changing output dimensions ...'
+# to any "dimensions" for a model that cannot shorten its vectors, even the model's own size.
+_DIMENSIONS_HINTS = ("dimensions", "matryoshka")
 
 
 class HttpEmbeddingProvider:
-    """POSTs ``{model, input, dimensions}`` and maps ``{"data": [{"embedding": [...], "index": i}]}``."""
+    """POSTs ``{model, input, dimensions}`` and maps ``{"data": [{"embedding": [...], "index": i}]}``.
+
+    If the endpoint rejects ``dimensions`` (HTTP 400/422 whose body mentions it or Matryoshka, as vLLM does for
+    a model without Matryoshka support), the request is re-sent once without it and the adapter stops sending
+    it for the rest of its life. Every vector must still have ``dimensions`` values.
+    """
 
     def __init__(self, cfg: EmbeddingProviderConfig):
         self.provider_id = cfg.provider_id
         self.model = cfg.model
         self.dimensions = cfg.dimensions
+        self._send_dimensions = True
         self._client = JsonPostClient(
             provider_kind="embedding",
             api_base=cfg.api_base,
@@ -32,8 +49,25 @@ class HttpEmbeddingProvider:
         """One float32-valued vector per text, in input order; ``[]`` for no texts (no request sent)."""
         if not texts:
             return []
-        payload = self._client.post_json({"model": self.model, "input": texts, "dimensions": self.dimensions})
+        body: dict[str, Any] = {"model": self.model, "input": texts}
+        if self._send_dimensions:
+            body["dimensions"] = self.dimensions
+        try:
+            payload = self._client.post_json(body)
+        except ProviderHTTPError as exc:
+            if "dimensions" not in body or not _rejects_dimensions(exc):
+                raise
+            self._send_dimensions = False
+            log.warning("the embedding provider rejected the dimensions field for model %r (HTTP %s); requests "
+                        "are sent without it from now on, and every vector must still have %d values",
+                        self.model, exc.status, self.dimensions)
+            payload = self._client.post_json({"model": self.model, "input": texts})
         return parse_embedding_response(payload, expected_count=len(texts), dimensions=self.dimensions)
+
+
+def _rejects_dimensions(exc: ProviderHTTPError) -> bool:
+    body = exc.body_excerpt.lower()
+    return exc.status in (400, 422) and any(hint in body for hint in _DIMENSIONS_HINTS)
 
 
 def parse_embedding_response(payload: Any, *, expected_count: int, dimensions: int) -> list[list[float]]:

@@ -171,6 +171,81 @@ def test_missing_non_english_and_reserved_ids_are_refused(svc):
     assert r.status_code == 422 and r.json()["fields"] == ["$.query.agent_id"], r.text
 
 
+V1_CJK = "CJK detected; upstream must canonicalize to English before calling ELF."
+V2_NON_ENGLISH = "Non-English input detected; upstream must canonicalize to English before calling ELF."
+NOTE_ID = "4f1f7c52-8f59-4c1e-9d7e-2f5a1c3b9e10"
+
+
+@pytest.mark.parametrize("route,body,fields", [
+    ("add_note", {"scope": "agent_private", "notes": [note("ユーザーはダークモードを好む")]}, ["$.notes[0].text"]),
+    ("add_note", {"scope": "agent_private", "notes": [note("Fact: x is y.", key="테마")]}, ["$.notes[0].key"]),
+    ("add_note", {"scope": "agent_private", "notes": [note("Fact: x is y.", source_ref={"title": "议程"})]},
+     ["$.notes[0].source_ref.title"]),
+    # the ideographic full stop is Common script, which the v2 gate admits; v1 refuses every CJK block
+    ("add_note", {"scope": "agent_private", "notes": [note("Fact: the ledger closes on Fridays。")]},
+     ["$.notes[0].text"]),
+    ("add_event", {"messages": [{"role": "user", "content": "Remember the deploy day."},
+                                {"role": "user", "content": "デプロイは水曜日です"}]}, ["$.messages[1].content"]),
+    ("search", {"read_profile": "private_only", "query": "台帳はいつ締まりますか"}, ["$.query"]),
+    ("update", {"note_id": NOTE_ID, "text": "事実：台帳は金曜日に締まる"}, ["$.text"]),
+    ("delete", {"note_id": NOTE_ID, "agent_id": "エージェント"}, ["$.agent_id"]),
+], ids=["note-text", "note-key", "source-ref", "cjk-punctuation", "event-message", "search-query", "update-text",
+        "ids"])
+def test_cjk_anywhere_in_a_v1_request_is_422_with_v1s_message(svc, route, body, fields):
+    chats = len(svc.fake.requests_to(CHAT_PATH))
+    before = rows(svc, "SELECT count(*) FROM memory_notes")
+    r = v1(svc, route, body)
+    assert r.status_code == 422, r.text
+    assert r.json() == {"error_code": "NON_ENGLISH_INPUT", "message": V1_CJK, "fields": fields}
+    assert r.headers["Deprecation"] == DEPRECATION
+    assert rows(svc, "SELECT count(*) FROM memory_notes") == before and len(svc.fake.requests_to(CHAT_PATH)) == chats
+
+
+def test_cjk_in_the_list_query_string_is_422(svc):
+    r = v1_list(svc, agent_id="a1", type="事実")
+    assert r.status_code == 422 and r.json()["message"] == V1_CJK and r.json()["fields"] == ["$.query.type"], r.text
+
+
+def test_only_v1_refuses_cjk_punctuation(svc):
+    r = requests.post(f"{svc.public}/v2/notes/ingest", headers=headers(), timeout=60, json={
+        "scope": "agent_private", "notes": [note("Fact: the ledger closes on Fridays。")]})
+    assert r.status_code == 200 and r.json()["results"][0]["op"] == "ADD", r.text
+
+
+@pytest.mark.parametrize("route,body,fields", [
+    ("add_note", {"scope": "agent_private", "notes": [note("Пользователь предпочитает тёмную тему во всех редакторах.")]},
+     ["$.notes[0].text"]),
+    ("search", {"read_profile": "private_only", "query": "Quand est-ce que le grand livre de facturation se ferme "
+                "chaque semaine pour toute l'équipe ?"}, ["$.query"]),
+], ids=["cyrillic-note", "french-query"])
+def test_other_non_english_input_is_the_v2_gates_422(svc, route, body, fields):
+    r = v1(svc, route, body)
+    assert r.status_code == 422, r.text
+    assert r.json() == {"error_code": "NON_ENGLISH_INPUT", "message": V2_NON_ENGLISH, "fields": fields}
+
+
+def test_add_event_names_an_extracted_cjk_note_reject_cjk(svc):
+    message = "Remember that we deploy on Wednesdays and that the ledger closes on Fridays."
+    evidence = [{"message_index": 0, "quote": "we deploy on Wednesdays"}]
+
+    def candidate(text: str) -> dict:
+        return {"type": "fact", "key": None, "text": text, "importance": 0.6, "confidence": 0.9, "ttl_days": None,
+                "structured": None, "scope_suggestion": None, "evidence": evidence, "reason": "stated by user"}
+
+    extracted = {"notes": [candidate("事実：チームは水曜日にデプロイする。"), candidate("Факт: команда выпускает релизы по средам."),
+                           candidate("Fact: the team deploys on Wednesdays, the ledger closes on Fridays.")]}
+    svc.fake.respond(CHAT_PATH, FakeResponse(json=chat_completion(json.dumps(extracted))))
+    body = {"scope": "agent_private", "dry_run": True, "messages": [{"role": "user", "content": message}]}
+    r = v1(svc, "add_event", body)
+    assert r.status_code == 200, r.text
+    assert [(x["op"], x["reason_code"]) for x in r.json()["results"]] == [
+        ("REJECTED", "REJECT_CJK"), ("REJECTED", "REJECT_NON_ENGLISH"), ("ADD", None)]
+    # v2 keeps its own code for both
+    v2 = requests.post(f"{svc.public}/v2/events/ingest", json=body, headers=headers(), timeout=60)
+    assert v2.status_code == 200, v2.text
+    assert [x["reason_code"] for x in v2.json()["results"]] == ["REJECT_NON_ENGLISH", "REJECT_NON_ENGLISH", None]
+
+
 def test_list_agent_private_needs_agent_id(svc):
     r = v1_list(svc, scope="agent_private")
     assert r.status_code == 400, r.text

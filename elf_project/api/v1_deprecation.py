@@ -13,6 +13,8 @@ from rest_framework.views import APIView
 
 from elf_kernel.api.schema_docs import ERROR_RESPONSES
 
+from .v1_english import reject_cjk
+
 # When the v1 routes were added, already deprecated in favour of v2: 2026-11-24T00:00:00Z.
 DEPRECATED_AT = datetime(2026, 11, 24, tzinfo=UTC)
 DEPRECATION = f"@{int(DEPRECATED_AT.timestamp())}"
@@ -39,9 +41,17 @@ def v1_schema(*, operation_id: str, summary: str, successor: str, request=None, 
 
 
 class DeprecatedV1View(APIView):
-    """Adds the deprecation headers to every response of the view, error bodies included."""
+    """Adds the deprecation headers to every response of the view, error bodies included, and refuses CJK anywhere
+    in the request (v1 invariant I4, elf_project.api.v1_english) once the caller is authenticated."""
 
     successor = ""  # the v2 route's path
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if request.method in ("GET", "HEAD"):
+            reject_cjk({k: v if len(v) > 1 else v[0] for k, v in request.query_params.lists()}, "$.query")
+        else:
+            reject_cjk(request.data)
 
     def successor_path(self) -> str:
         return self.successor

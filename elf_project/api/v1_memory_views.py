@@ -28,6 +28,7 @@ from search.api.views import search_body
 from . import v1_serializers as s
 from .v1_context import v1_context
 from .v1_deprecation import DeprecatedV1View, v1_schema
+from .v1_english import v1_result
 
 PLANNED_SEARCH = SEARCH_MODES[1]
 
@@ -40,7 +41,7 @@ class V1AddNoteView(DeprecatedV1View):
     def post(self, request):
         data = validated(s.V1AddNoteBody, request.data)
         results = ingest_body(v1_context(request, data), data)
-        return Response(s.V1AddNoteResponse({"results": [r.as_dict() for r in results]}).data)
+        return Response(s.V1AddNoteResponse({"results": [v1_result(r.as_dict(), data) for r in results]}).data)
 
 
 class V1AddEventView(DeprecatedV1View):
@@ -53,8 +54,10 @@ class V1AddEventView(DeprecatedV1View):
         data = validated(s.V1AddEventBody, request.data)
         outcome = add_event_body(v1_context(request, data), data)
         notes = outcome.extracted.get("notes") if isinstance(outcome.extracted, dict) else None
+        # the results' field paths point into the extractor's output ($.extracted.notes[0].text)
+        results = [v1_result(r, {"extracted": outcome.extracted}) for r in outcome.results]
         return Response(s.V1AddEventResponse({"extracted": notes if isinstance(notes, list) else [],
-                                              "results": outcome.results}).data)
+                                              "results": results}).data)
 
 
 class V1SearchView(DeprecatedV1View):
@@ -98,7 +101,7 @@ class V1UpdateView(_OneNoteView):
         data = validated(s.V1UpdateBody, request.data)
         self.note_id = data["note_id"]
         result = patch_body(v1_context(request, data), data["note_id"], data)
-        return Response(s.V1UpdateResponse({"reason_code": None, **result}).data)
+        return Response(s.V1UpdateResponse(v1_result({"reason_code": None, **result}, data)).data)
 
 
 class V1DeleteView(_OneNoteView):

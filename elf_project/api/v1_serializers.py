@@ -83,10 +83,20 @@ class V1DeleteBody(V1Caller):
     note_id = serializers.UUIDField()
 
 
+# v1 section 9's names: REJECT_CJK where v2 says REJECT_NON_ENGLISH for a field that holds CJK (v1_english)
+V1_REASON_CODE = ("Why: v1's WriteGate codes (REJECT_CJK, REJECT_TOO_LONG, REJECT_SECRET, REJECT_INVALID_TYPE, "
+                  "REJECT_SCOPE_DENIED, REJECT_EMPTY; REJECT_CJK where v2 says REJECT_NON_ENGLISH for CJK text), "
+                  "REJECT_EVIDENCE_MISMATCH, v2's codes otherwise (REJECT_NON_ENGLISH for another language), or null")
+
+
+def _reason_code() -> serializers.CharField:
+    return serializers.CharField(allow_null=True, help_text=V1_REASON_CODE)
+
+
 class V1NoteResult(serializers.Serializer):
     note_id = serializers.UUIDField(allow_null=True)
     op = serializers.ChoiceField(choices=NOTE_OPS, help_text="ADD|UPDATE|NONE|REJECTED")
-    reason_code = serializers.CharField(allow_null=True)
+    reason_code = _reason_code()
 
 
 class V1AddNoteResponse(serializers.Serializer):
@@ -115,7 +125,7 @@ class V1SearchResponse(serializers.Serializer):
 class V1UpdateResponse(serializers.Serializer):
     note_id = serializers.UUIDField()
     op = serializers.ChoiceField(choices=NOTE_OPS, help_text="UPDATE|NONE|REJECTED")
-    reason_code = serializers.CharField(allow_null=True)
+    reason_code = _reason_code()
 
 
 class V1DeleteResponse(serializers.Serializer):

@@ -8,7 +8,7 @@ CONFIG ?= elf.toml
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	bash scripts/install.sh
 	touch $(STAMP)
 

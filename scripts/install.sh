@@ -41,4 +41,6 @@ fi
 echo "== installing Python packages into .venv"
 .venv/bin/pip install -q --disable-pip-version-check --upgrade pip
 .venv/bin/pip install -q --disable-pip-version-check -e ".[test]"
+# The Python client (clients/python, import name elf_client): tests/test_client_*.py drive the live stack with it.
+.venv/bin/pip install -q --disable-pip-version-check -e ./clients/python
 echo "== installed: $(ls .venv/bin | grep -E '^elf-' | tr '\n' ' ')"

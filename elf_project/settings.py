@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from elf_kernel.runtime import get_config
 from .secret_key import load_or_create_secret_key
@@ -94,7 +94,12 @@ DATABASES = {
         # check_pooled: a connection is checked as it is handed out, so after a Postgres restart a dead pooled
         # connection is replaced, not given to a request (README, "Failure behaviour"); with a round trip
         # only when its socket shows the server ended it (elf_kernel.db_pool), not on every request.
-        "OPTIONS": {"pool": {"min_size": 1, "max_size": CFG.storage.postgres.pool_max_conns, "timeout": 10}},
+        # The DSN's query parameters are libpq's (sslmode, sslrootcert, application_name, ...: what a managed
+        # Postgres asks for, docs/deploying.md): every pooled connection gets them, as the start-up's do.
+        "OPTIONS": {
+            **dict(parse_qsl(_dsn.query)),
+            "pool": {"min_size": 1, "max_size": CFG.storage.postgres.pool_max_conns, "timeout": 10},
+        },
         "CONN_HEALTH_CHECKS": True,
     }
 }

@@ -4,7 +4,7 @@ VENV := .venv
 STAMP := $(VENV)/.installed
 CONFIG ?= elf.toml
 
-.PHONY: install run test stack-up stack-down bench lint clean soak fuzz
+.PHONY: install run test test-external stack-up stack-down bench lint clean soak fuzz
 
 install: $(STAMP)
 
@@ -17,6 +17,11 @@ run: install
 
 test: install
 	bash scripts/test.sh
+
+# ELF on services it does not manage (docs/deploying.md): Postgres with a non-superuser owner role, Redis with a
+# password and a Qdrant server started apart from elf-stack, elf-api and elf-worker from two checkouts.
+test-external: install
+	bash scripts/test_external.sh
 
 stack-up: install
 	$(VENV)/bin/elf-stack up -c $(CONFIG)

@@ -43,4 +43,15 @@ echo "== installing Python packages into .venv"
 .venv/bin/pip install -q --disable-pip-version-check -e ".[test]"
 # The Python client (clients/python, import name elf_client): tests/test_client_*.py drive the live stack with it.
 .venv/bin/pip install -q --disable-pip-version-check -e ./clients/python
+# LangGraph's own store tests, from the sdist of the langgraph-checkpoint-sqlite installed above (its wheel has no
+# tests): tests/test_client_langgraph_conformance.py runs them against elf_client.langgraph.ElfStore.
+LG_SQLITE=$(.venv/bin/python -c "from importlib.metadata import version; print(version('langgraph-checkpoint-sqlite'))")
+LG_SUITE=var/langgraph-conformance
+if [ ! -f "$LG_SUITE/langgraph_checkpoint_sqlite-$LG_SQLITE/tests/test_store.py" ]; then
+  echo "== fetching LangGraph's store tests (langgraph-checkpoint-sqlite $LG_SQLITE sdist)"
+  mkdir -p "$LG_SUITE"
+  .venv/bin/pip download -q --disable-pip-version-check --no-deps --no-binary :all: -d "$LG_SUITE" \
+    "langgraph-checkpoint-sqlite==$LG_SQLITE"
+  tar -xzf "$LG_SUITE/langgraph_checkpoint_sqlite-$LG_SQLITE.tar.gz" -C "$LG_SUITE"
+fi
 echo "== installed: $(ls .venv/bin | grep -E '^elf-' | tr '\n' ' ')"

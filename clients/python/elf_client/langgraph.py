@@ -64,6 +64,7 @@ import asyncio
 import hashlib
 import json
 import math
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -141,7 +142,11 @@ def _unescaped(text: str) -> str:
 
 
 def _when(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    text = text.replace("Z", "+00:00")
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:  # Python 3.10 reads only 3 or 6 fraction digits
+        return datetime.fromisoformat(re.sub(r"\.(\d+)", lambda m: "." + (m.group(1) + "000000")[:6], text, count=1))
 
 
 def item_of(note: Mapping[str, Any]) -> Item | None:

@@ -47,7 +47,10 @@ def restore(dsn: str, src: Path) -> str:
     if not src.is_file():
         raise StackError(f"restore: no backup file at {src}")
     _ensure_empty_database(dsn)
-    _run([str(client_binary("pg_restore")), "--no-owner", "--no-privileges", "--exit-on-error",
+    # --no-comments: the dump's only comments are the extensions' (ELF's schema has none), and COMMENT ON EXTENSION
+    # needs the extension's owner: on a managed Postgres the admin created vector, so the owner role's restore
+    # failed on it (docs/deploying.md). The target's CREATE EXTENSION gives each its comment anyway.
+    _run([str(client_binary("pg_restore")), "--no-owner", "--no-privileges", "--no-comments", "--exit-on-error",
           "--single-transaction", str(src)], dsn, what="pg_restore")
     return f"database {_name(dsn)} restored from {src}; now run `manage.py rebuild_qdrant -c <config>`"
 

@@ -16,6 +16,7 @@ from .v1_deprecation import DeprecatedV1View, v1_schema
 
 class V1RebuildQdrantView(DeprecatedV1View):
     successor = "/v2/admin/qdrant/rebuild"
+    takes_input = False
 
     @v1_schema(operation_id="elf_v1_admin_rebuild_qdrant", summary="rebuild_qdrant (v1): Qdrant from Postgres vectors",
                successor="POST /v2/admin/qdrant/rebuild", response=REBUILD_REPORT)

@@ -45,9 +45,12 @@ class DeprecatedV1View(APIView):
     in the request (v1 invariant I4, elf_project.api.v1_english) once the caller is authenticated."""
 
     successor = ""  # the v2 route's path
+    takes_input = True  # False: the route reads no body or query string, so none is parsed for CJK either
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        if not self.takes_input:
+            return
         if request.method in ("GET", "HEAD"):
             reject_cjk({k: v if len(v) > 1 else v[0] for k, v in request.query_params.lists()}, "$.query")
         else:

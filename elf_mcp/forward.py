@@ -8,7 +8,8 @@ validates and answers; its error body comes back as a tool error with the HTTP s
 One addition, on ``body_context`` tools only (the /api/v1 endpoints that take the caller's context in the body
 or query): each of the operation's tenant_id, project_id and agent_id the caller omits (or passes as null) is
 set from [mcp], and a tenant_id, project_id or agent_id other than elf-mcp's own is refused here, unsent: elf-mcp
-acts for one identity (with static keys elf-api refuses it too, 403).
+acts for one identity (with static keys elf-api refuses it too, 403). And on ``read_profile_in_body`` tools (the
+v1 search, which takes its read profile in the body): a read_profile the caller omits is [mcp].read_profile.
 """
 
 from __future__ import annotations
@@ -78,6 +79,8 @@ async def forward(client: httpx2.AsyncClient, upstream: Upstream, spec: ToolSpec
     if refused is not None:
         return refused
     read_profile = args.pop(READ_PROFILE_ARG, None) if spec.read_profile_override else None
+    if spec.read_profile_in_body and args.get(READ_PROFILE_ARG) is None:
+        args[READ_PROFILE_ARG] = upstream.read_profile
     url = upstream.base_url(spec.bind) + spec.path.format(**segments)
     request: dict[str, Any] = {}
     if spec.method in BODY_METHODS:

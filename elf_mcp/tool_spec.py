@@ -47,6 +47,10 @@ class ToolSpec:
     operation's JSON body (POST/PATCH/PUT) or query parameters (GET/DELETE) as the OpenAPI document describes
     them. ``read_profile_override``: the tool also takes an optional ``read_profile`` argument that replaces
     ``[mcp].read_profile`` in X-ELF-Read-Profile for that one call (search creation).
+    ``read_profile_in_body``: the operation takes ``read_profile`` in its JSON body (the v1 search); the tool's
+    argument is optional, and forward() sends ``[mcp].read_profile`` when the caller leaves it out (one given is
+    sent as given: a per-call choice, as with ``read_profile_override``; with static keys elf-api refuses one the
+    key does not allow).
 
     ``body_context``: the operation takes the caller's context in its body or query (the /api/v1 event log and
     bundle endpoints, agent-memory-acb-prd 9.3) rather than from the X-ELF-* headers alone. Those of
@@ -62,6 +66,7 @@ class ToolSpec:
     path: str
     path_params: tuple[Param, ...] = ()
     read_profile_override: bool = False
+    read_profile_in_body: bool = False
     body_context: bool = False
     read_only: bool = False
     destructive: bool = False
@@ -95,8 +100,16 @@ class ToolSpec:
                 "description": "Scopes this search reads (sent as X-ELF-Read-Profile). Omit to use the server's "
                 "configured [mcp].read_profile.",
             }
+        if self.read_profile_in_body:
+            if READ_PROFILE_ARG not in base["properties"]:
+                raise ValueError(f"{self._label()}: read_profile_in_body, but the operation takes no {READ_PROFILE_ARG}")
+            properties[READ_PROFILE_ARG] = {
+                "type": "string", "enum": list(READ_PROFILES),
+                "description": "Scopes this search reads. Omit to use the server's configured [mcp].read_profile.",
+            }
+        filled = {*context, *([READ_PROFILE_ARG] * self.read_profile_in_body)}
         schema: dict[str, Any] = {"type": "object", "properties": properties}
-        required = [p.name for p in self.path_params] + [n for n in base.get("required", []) if n not in context]
+        required = [p.name for p in self.path_params] + [n for n in base.get("required", []) if n not in filled]
         if required:
             schema["required"] = required
         if base.get("additionalProperties") is False:

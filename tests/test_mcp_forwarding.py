@@ -144,6 +144,30 @@ def test_read_profile_argument_overrides_the_header_for_one_search(url, public):
     assert all(r.json == {"query": "Which editor theme?"} for r in public.requests)
 
 
+def test_v1_tools_send_v1_bodies_with_the_mcp_ids_and_refuse_another_identity(url, public):
+    public.respond("/v1/memory/search", FakeResponse(json={"items": []}))
+    listed_at = "/v1/memory/list?scope=agent_private&tenant_id=t-fwd&project_id=p-fwd&agent_id=a-fwd"
+    public.respond(listed_at, FakeResponse(json={"notes": [], "next_cursor": None}))
+    public.respond("/v1/memory/update", FakeResponse(json={"note_id": "n-1", "op": "NONE", "reason_code": None}))
+    assert not mcp_call(url, "memory_search", {"query": "Which editor theme?"}).is_error
+    assert not mcp_call(url, "memory_search", {"query": "q", "read_profile": "all_scopes", "agent_id": None}).is_error
+    assert not mcp_call(url, "memory_list", {"scope": "agent_private"}).is_error
+    assert not mcp_call(url, "memory_update", {"note_id": "n-1", "importance": 0.5}).is_error
+    first, second, listed, updated = public.requests
+    assert first.json == {"query": "Which editor theme?", **MCP_CONTEXT, "read_profile": "private_plus_project"}
+    assert second.json == {"query": "q", **MCP_CONTEXT, "read_profile": "all_scopes"}  # a per-call choice
+    assert listed.path == listed_at  # the list's ids go into its query string
+    assert (updated.path, updated.json) == ("/v1/memory/update", {"note_id": "n-1", "importance": 0.5, **MCP_CONTEXT})
+    public.reset()
+    for tool, args in (("memory_add_note", {"scope": "agent_private", "notes": [], "tenant_id": "t-other"}),
+                       ("memory_delete", {"note_id": "n-1", "agent_id": "a-other"}),
+                       ("memory_list", {"project_id": "p-other"})):
+        result = mcp_call(url, tool, args)
+        code = "ELF_MCP_TENANT_MISMATCH" if "tenant_id" in args else "ELF_MCP_CONTEXT_MISMATCH"
+        assert result.is_error and result.structured_content["error_code"] == code, result.structured_content
+    assert public.requests == []
+
+
 def test_an_argument_http_cannot_carry_is_refused_and_nothing_is_sent(url, public):
     result = mcp_call(url, "elf_searches_create", {"query": "q", "read_profile": "all_scopes\r\nX-ELF-Agent-Id: root"})
     assert result.is_error

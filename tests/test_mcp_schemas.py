@@ -46,8 +46,11 @@ CORE_MEMORY_ADMIN = {"elf_admin_core_memory_policy_get", "elf_admin_core_memory_
 # agent-memory-acb-prd section 11 (record_event, build_acb, get_artifact, query_decisions) and the 7.3 writes.
 ACB = {"elf_acb_record_event", "elf_acb_build", "elf_acb_get_artifact", "elf_acb_query_decisions",
        "elf_acb_record_decision", "elf_acb_task"}
-# API operations deliberately without a tool: an echo for curl checks, and an operator's maintenance job.
-NOT_TOOLS = {("GET", "/v2/context"), ("POST", "/v2/admin/qdrant/rebuild")}
+# elf-memory-service-v1.md section 17: the v1 tools, each on its v1 route (section 15).
+V1 = {"memory_add_note", "memory_add_event", "memory_search", "memory_list", "memory_update", "memory_delete"}
+# API operations deliberately without a tool: an echo for curl checks, and an operator's maintenance job (also
+# under its v1 name).
+NOT_TOOLS = {("GET", "/v2/context"), ("POST", "/v2/admin/qdrant/rebuild"), ("POST", "/v1/admin/rebuild_qdrant")}
 TOOLS = all_tools()
 
 
@@ -69,7 +72,7 @@ def _resolve(doc: dict, schema: dict) -> dict:
 
 def test_tool_names_cover_spec_section_17_and_the_extras():
     assert {t.name for t in TOOLS} == (SPEC_SECTION_17 | SHARING | ADMIN_READBACKS | GRAPH | GRAPH_ADMIN | DOCS
-                                       | CORE_MEMORY | CORE_MEMORY_ADMIN | ACB)
+                                       | CORE_MEMORY | CORE_MEMORY_ADMIN | ACB | V1)
     assert len(TOOLS) == len({t.name for t in TOOLS})
 
 
@@ -80,7 +83,7 @@ def test_every_api_operation_has_a_tool(openapi):
         for path, ops in doc["paths"].items():
             for method in ops:
                 key = (method.upper(), path)
-                if path.startswith(("/v2/", "/api/v1/")) and key not in tools and key not in NOT_TOOLS:
+                if path.startswith(("/v2/", "/v1/", "/api/v1/")) and key not in tools and key not in NOT_TOOLS:
                     missing.append(f"{bind}: {key}")
     assert not missing, f"endpoints without an MCP tool: {missing}"
 
@@ -99,7 +102,8 @@ def test_tool_arguments_are_the_operations_parameters_and_body(openapi, tool):
             mine, api = schema["properties"][p["name"]], p["schema"]
             assert (mine.get("type"), mine.get("format")) == (api.get("type"), api.get("format")), p["name"]
             assert sorted(mine.get("enum", [])) == sorted(api.get("enum", [])), p["name"]
-    filled = set(tool.context_args())  # optional in the tool, whatever the API requires: elf-mcp fills them in
+    # optional in the tool, whatever the API requires: elf-mcp fills them in
+    filled = set(tool.context_args()) | ({READ_PROFILE_ARG} if tool.read_profile_in_body else set())
     required = set(schema.get("required", [])) - path_names
     if tool.method in BODY_METHODS:
         body = (_resolve(openapi[tool.bind], op["requestBody"]["content"]["application/json"]["schema"])
@@ -126,14 +130,14 @@ def _arguments(openapi, tool) -> tuple[set[str], set[str]]:
 
 def test_body_context_exactly_where_the_api_takes_the_tenant_in_the_body_or_query(openapi):
     """The rule for ``body_context``: a tool has it if and only if its operation takes tenant_id in the body or
-    query (the /api/v1 endpoints, PRD 9.3, where it is required without API keys; the /v2 ones read the X-ELF-*
-    headers). Then each of tenant_id,
+    query (the /api/v1 endpoints, PRD 9.3, where it is required without API keys, and the v1 routes; the /v2 ones
+    read the X-ELF-* headers). Then each of tenant_id,
     project_id and agent_id the operation takes is filled in by elf-mcp: in the tool's schema it is listed but
     optional, and described as filled in; every other argument keeps the API's required-ness (session_id stays
     required: elf-mcp has no session of its own)."""
     flagged = {t.name for t in TOOLS if t.body_context}
     needs_tenant = {t.name for t in TOOLS if TENANT_ARG in _arguments(openapi, t)[0]}
-    assert flagged == needs_tenant == ACB
+    assert flagged == needs_tenant == ACB | V1
     for tool in TOOLS:
         names, api_required = _arguments(openapi, tool)
         schema = tool.input_schema()
@@ -170,6 +174,24 @@ def test_read_profile_override_only_where_a_search_is_created():
     # traces/recent has a read_profile *filter*: it stays a query parameter, not a header override.
     recent = next(t for t in TOOLS if t.name == "elf_admin_traces_recent")
     assert not recent.read_profile_override and READ_PROFILE_ARG in recent.input_schema()["properties"]
+    # the v1 search takes read_profile in its body (required there): optional in the tool, [mcp]'s when omitted
+    assert {t.name for t in TOOLS if t.read_profile_in_body} == {"memory_search"}
+    v1_search = next(t for t in TOOLS if t.name == "memory_search").input_schema()
+    assert v1_search["required"] == ["query"] and v1_search["additionalProperties"] is False
+    assert v1_search["properties"][READ_PROFILE_ARG]["enum"] == ["private_only", "private_plus_project", "all_scopes"]
+
+
+def test_v1_tools_are_the_v1_routes_with_v1s_arguments(openapi):
+    """Section 17 of v1: one tool per v1 route, the arguments of the v1 body (the list's query string), the
+    caller's ids filled in by elf-mcp."""
+    by_name = {t.name: t for t in TOOLS if t.name in V1}
+    assert {(t.method, t.path) for t in by_name.values()} == {("GET", "/v1/memory/list")} | {
+        ("POST", f"/v1/memory/{r}") for r in ("add_note", "add_event", "search", "update", "delete")}
+    assert all(t.name == "memory_" + t.path.rsplit("/", 1)[1] and t.bind == "public" for t in by_name.values())
+    assert sorted(by_name["memory_update"].input_schema()["required"]) == ["note_id"]  # in the body, not the URL
+    assert sorted(by_name["memory_add_note"].input_schema()["required"]) == ["notes", "scope"]
+    assert "required" not in by_name["memory_list"].input_schema()
+    assert by_name["memory_search"].read_only and by_name["memory_delete"].destructive
 
 
 def test_ingest_schema_is_the_ingest_serializer():
@@ -241,7 +263,7 @@ from elf_mcp.catalog import all_tools
 from elf_mcp.main import main
 assert main(["-c", sys.argv[1]]) == 0
 tools = all_tools()
-assert len(tools) == 65 and all(t.mcp_tool().input_schema for t in tools)
+assert len(tools) == 71 and all(t.mcp_tool().input_schema for t in tools)
 print(json.dumps(sorted(sys.modules)))
 """
 

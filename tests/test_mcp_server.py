@@ -177,3 +177,45 @@ def test_publish_and_grant_tools(url):
     assert unpublished == {"note_id": note_id, "space": "agent_private"}
     err = _error(mcp_call(url, "elf_space_grants_list", {"space": "nowhere"}))
     assert (err["error_code"], err["http_status"]) == ("INVALID_REQUEST", 400)
+
+
+def test_the_v1_tools_work_in_the_mcp_context(url):
+    """v1 section 17's tools over v1's routes: the [mcp] ids are filled into each v1 body, v1's shapes come back."""
+    added = _ok(mcp_call(url, "memory_add_note", {"scope": "agent_private", "notes": [
+        {"type": "fact", "key": "v1_ledger_close", "text": "Fact: the v1 ledger closes on Fridays.", "importance": 0.6,
+         "confidence": 0.9, "ttl_days": None}]}))
+    (result,) = added["results"]
+    assert set(result) == {"note_id", "op", "reason_code"} and result["op"] == "ADD", result
+    note_id = result["note_id"]
+    note = _ok(mcp_call(url, "elf_notes_get", {"note_id": note_id}))
+    assert {k: note[k] for k in ("tenant_id", "project_id", "agent_id")} == {
+        k: MCP_CONTEXT[k] for k in ("tenant_id", "project_id", "agent_id")}
+
+    deadline = time.monotonic() + 60
+    while True:  # indexed by the worker after commit
+        items = _ok(mcp_call(url, "memory_search", {"query": "When does the v1 ledger close?", "top_k": 5}))["items"]
+        if note_id in [i["note_id"] for i in items]:
+            break
+        assert time.monotonic() < deadline, items
+        time.sleep(0.5)
+    hit = next(i for i in items if i["note_id"] == note_id)
+    assert hit["text"] == "Fact: the v1 ledger closes on Fridays." and "final_score" in hit
+    listed = _ok(mcp_call(url, "memory_list", {"scope": "agent_private"}))
+    assert note_id in [n["note_id"] for n in listed["notes"]]
+
+    updated = _ok(mcp_call(url, "memory_update", {"note_id": note_id, "text": "Fact: the v1 ledger closes on Mondays."}))
+    assert updated == {"note_id": note_id, "op": "UPDATE", "reason_code": None}
+    assert _ok(mcp_call(url, "memory_delete", {"note_id": note_id})) == {"note_id": note_id, "op": "DELETE"}
+    assert _ok(mcp_call(url, "elf_notes_get", {"note_id": note_id}))["status"] == "deleted"
+
+    event = _ok(mcp_call(url, "memory_add_event", {"dry_run": True, "messages": [
+        {"role": "user", "content": "Remember that I prefer short answers in English."}]}))
+    assert set(event) == {"extracted", "results"}
+    assert all(set(r) == {"note_id", "op", "reason_code", "reason"} for r in event["results"])
+
+    err = _error(mcp_call(url, "memory_add_note", {"scope": "agent_private", "notes": [
+        {"type": "fact", "text": "事実：台帳は金曜日に締まる。", "importance": 0.5, "confidence": 0.5}]}))
+    assert (err["error_code"], err["http_status"], err["fields"]) == ("NON_ENGLISH_INPUT", 422, ["$.notes[0].text"])
+    assert err["message"].startswith("CJK detected")
+    err = _error(mcp_call(url, "memory_search", {"query": "ledger", "tenant_id": "someone-else"}))
+    assert err["error_code"] == "ELF_MCP_TENANT_MISMATCH"

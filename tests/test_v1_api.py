@@ -14,7 +14,7 @@ import requests
 from elf_mcp.catalog import all_tools
 from elf_project.api.v1_deprecation import DEPRECATION
 from elf_project.openapi_export import build_documents
-from tests.conftest import CHAT_PATH, RERANK_PATH
+from tests.conftest import CHAT_PATH, RERANK_PATH, mcp_call, start_elf_mcp_for
 from tests.fake_provider_server import FakeResponse, chat_completion
 from tests.notes_helpers import headers, note, rows, wait_indexed
 
@@ -278,7 +278,7 @@ def test_rebuild_is_on_the_admin_bind_only(svc):
     assert requests.post(f"{svc.admin}/v1/memory/add_note", json={}, timeout=30).status_code == 404
 
 
-def test_openapi_marks_v1_deprecated_and_mcp_serves_no_v1_tool():
+def test_openapi_marks_v1_deprecated_and_mcp_serves_v1s_tools_on_the_v1_routes():
     docs = build_documents()
     ops = [(bind, path, op) for bind, doc in docs.items() for path, item in doc["paths"].items()
            if path.startswith("/v1/") for op in item.values()]
@@ -287,7 +287,9 @@ def test_openapi_marks_v1_deprecated_and_mcp_serves_no_v1_tool():
     for _, path, op in ops:
         assert op["deprecated"] is True, path
         assert set(op["responses"]["200"]["headers"]) == {"Deprecation", "Link"}, path
-    assert not [t.name for t in all_tools() if t.path.startswith("/v1/")]
+    # v1 section 17's tools, one per public v1 route (the admin rebuild is an operator's job, as in v2)
+    assert sorted((t.name, t.path) for t in all_tools() if t.path.startswith("/v1/")) == [
+        (f"memory_{r}", f"/v1/memory/{r}") for r in ("add_event", "add_note", "delete", "list", "search", "update")]
 
 
 TOKENS = {"user": secrets.token_urlsafe(24), "admin": secrets.token_urlsafe(24)}
@@ -332,3 +334,27 @@ def test_static_keys_bind_the_body_ids(keyed):
     r = requests.post(f"{keyed.admin}/v1/admin/rebuild_qdrant", headers={"Authorization": f"Bearer {TOKENS['admin']}"},
                       timeout=120)
     assert r.status_code == 200, r.text
+
+
+def test_the_v1_mcp_tools_act_as_the_keys_identity(keyed):
+    """elf-mcp in front of a keyed elf-api sends the user key: each v1 body carries [mcp]'s ids, which are the
+    key's, and the key decides (another identity's ids are refused by elf-mcp, and by elf-api as above)."""
+    proc, url = start_elf_mcp_for(keyed, {**IDS, "read_profile": "private_plus_project", "auth_token_id": "user"})
+    try:
+        text = "Fact: the keyed MCP ledger closes on Fridays."
+        added = mcp_call(url, "memory_add_note", {"scope": "agent_private", "notes": [note(text)]})
+        assert not added.is_error, added.content[0].text
+        (result,) = added.structured_content["results"]
+        assert result["op"] == "ADD"
+        assert rows(keyed, "SELECT tenant_id, project_id, agent_id FROM memory_notes WHERE note_id = %s",
+                    (result["note_id"],)) == [("t1", "p1", "a1")]
+        listed = mcp_call(url, "memory_list", {"scope": "agent_private"}).structured_content
+        assert result["note_id"] in [n["note_id"] for n in listed["notes"]]
+        assert not mcp_call(url, "memory_search", {"query": "keyed ledger"}).is_error
+        refused = mcp_call(url, "memory_add_note", {"scope": "agent_private", "notes": [note(text)], "agent_id": "a2"})
+        assert refused.is_error and refused.structured_content["error_code"] == "ELF_MCP_CONTEXT_MISMATCH"
+        deleted = mcp_call(url, "memory_delete", {"note_id": result["note_id"]}).structured_content
+        assert deleted == {"note_id": result["note_id"], "op": "DELETE"}
+        assert rows(keyed, "SELECT count(*) FROM memory_notes WHERE text = %s", (text,)) == [(1,)]
+    finally:
+        proc.stop()

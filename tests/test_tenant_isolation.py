@@ -31,6 +31,8 @@ import pytest
 from tests.isolation_client import Ledger, auth_keys
 from tests.isolation_example import OPS, Example
 from tests.isolation_identity import PROBES
+from tests.isolation_mcp import flat_rerank
+from tests.conftest import RERANK_PATH
 
 CI_OPS = 360
 SEED = os.environ.get("ELF_ISOLATION_SEED", "20261121")
@@ -52,6 +54,7 @@ def _with_keys(data: dict) -> None:
 @pytest.fixture(scope="module")
 def svc(isolated_services_module):
     s = isolated_services_module("isolation", _with_keys)
+    s.fake.handle(RERANK_PATH, flat_rerank)  # the v1 search tool runs planned_search: one rerank
     s.start_api()
     s.start_worker()
     return s
@@ -100,6 +103,8 @@ def _required_facets() -> set[tuple]:
     # MCP: writes, reads of every kind, and a refused call naming each of the other ids
     out |= {("mcp", w) for w in ("write event", "write note", "bundle", "ledger", "notes")}
     out |= {("mcp", "probe", f) for f in ids}
+    # and through v1's tools (v1 section 17): a write, a list, a search, and a refused call naming each other id
+    out |= {("mcp", w) for w in ("v1 write note", "v1 notes", "v1 search")} | {("mcp", "v1 probe", f) for f in ids}
     # graph: a note update re-derives its relations; agent_private facts supersede only the same agent's
     out |= {("graph", "relation removed"), ("graph", "update re-derives"),
             ("graph", "other agent's private fact stays current")}
@@ -108,7 +113,7 @@ def _required_facets() -> set[tuple]:
 
 READS = {"note search", "note list", "note get", "graph facts", "graph entity", "doc search", "GET doc", "doc excerpt",
          "core resolve", "core profile.md", "core session.md", "core audit", "acb bundle", "acb decisions",
-         "acb artifact", "mcp bundle", "mcp decisions", "mcp notes"}
+         "acb artifact", "mcp bundle", "mcp decisions", "mcp notes", "mcp v1 notes", "mcp v1 search"}
 
 
 def test_no_read_crosses_a_tenant_a_scope_or_a_grant(svc, locked):

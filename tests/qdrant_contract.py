@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import version
@@ -29,7 +30,17 @@ from pydantic import TypeAdapter, ValidationError
 from qdrant_client.http import models
 
 API_DIR = Path(qdrant_client.__file__).parent / "http" / "api"
-PINNED = "qdrant-client==1.20.0"
+PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
+
+
+def _pinned() -> str:
+    """pyproject's pin of qdrant-client (``qdrant-client==1.20.0``): the contract is that version's."""
+    (pin,) = [d for d in tomllib.loads(PYPROJECT.read_text())["project"]["dependencies"]
+              if d.replace(" ", "").startswith("qdrant-client==")]
+    return pin.replace(" ", "")
+
+
+PINNED = _pinned()
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,9 @@ search (the batch of dense, BM25 with its IDF corpus, and the dated leg's observ
 filter), change and delete notes, index, search and delete a document, rebuild after a payload index went
 missing (create index, count), and meet a dropped collection. Then every recorded request is checked, and a
 misspelling planted in a recorded body must be refused.
+
+The service sends nothing else today (no set_payload, scroll or retrieve): a request of a new kind is checked the
+same way, against its own operation's model, and OPERATIONS below is what the scenario must keep reaching.
 """
 
 from __future__ import annotations

@@ -230,10 +230,14 @@ class ExternalPostgres:
             conn.execute(sql.SQL(
                 "CREATE ROLE {} LOGIN PASSWORD {} NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
             ).format(sql.Identifier(OWNER_ROLE), sql.Literal(self.owner_password)))
-            conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(DATABASE),
-                                                                        sql.Identifier(OWNER_ROLE)))
-            conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(sql.Identifier(DATABASE)))
-        with self.connect(self.admin_dsn, autocommit=True) as conn:
+        self.provision_database(DATABASE)
+
+    def provision_database(self, name: str) -> None:
+        """A database the owner role owns, closed to PUBLIC, with the vector extension: made by the admin."""
+        with self.connect(self.dsn(ADMIN_ROLE, self.admin_password, "postgres"), autocommit=True) as conn:
+            conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(name), sql.Identifier(OWNER_ROLE)))
+            conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(sql.Identifier(name)))
+        with self.connect(self.dsn(ADMIN_ROLE, self.admin_password, name), autocommit=True) as conn:
             conn.execute("CREATE EXTENSION vector")
 
     def stop(self) -> None:
@@ -343,6 +347,12 @@ class ElfHost:
 
     def python(self) -> str:
         return str(BIN / "python")
+
+    def stack(self, *args: str, config: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+        """``elf-stack backup|restore ...`` (the Postgres clients of the wheel; never up or down here)."""
+        return subprocess.run([self.python(), "-m", "elf_project.entrypoints.stack", *args, "-c",
+                               str(config or self.config)], cwd=self.checkout, env=self.env, capture_output=True,
+                              text=True, timeout=timeout)
 
     def manage(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
         """``python manage.py -c <this host's config> ...`` from this host's checkout."""

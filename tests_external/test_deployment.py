@@ -320,3 +320,25 @@ def test_rebuild_qdrant_from_the_worker_host_after_the_collections_were_dropped(
     found = post(dep, "/v2/docs/search/l0", {"query": query, "top_k": 3}, tenant)
     assert found["items"][0]["doc_id"] == doc["doc_id"]
 
+
+
+def test_backup_and_restore_with_the_owner_roles_rights(dep, tenant, tmp_path):
+    """elf-stack backup as the owner; restore into an empty database the admin made (as for the service's own:
+    owned by elf, vector created), with nothing more than the owner's rights."""
+    (nid,) = ingest(dep, tenant, [note("Fact: the ferry to the north island leaves at 06:40.")])
+    dump = tmp_path / "elf.dump"
+    host = dep.worker
+    saved = host.stack("backup", "--out", str(dump))
+    assert saved.returncode == 0 and dump.stat().st_size > 0, saved.stderr
+
+    dep.pg.provision_database("elf_restored")
+    restored_cfg = tmp_path / "restored.toml"
+    restored_cfg.write_text(host.config.read_text().replace(f"/{DATABASE}?", "/elf_restored?"))
+    restored = host.stack("restore", "--in", str(dump), config=restored_cfg)
+    assert restored.returncode == 0, restored.stdout + restored.stderr
+    dsn = dep.pg.dsn(OWNER_ROLE, dep.pg.owner_password, "elf_restored")
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("SELECT text FROM memory_notes WHERE note_id = %s", (nid,)).fetchone() == (
+            "Fact: the ferry to the north island leaves at 06:40.",)
+        owners = conn.execute("SELECT DISTINCT tableowner FROM pg_tables WHERE schemaname = 'public'").fetchall()
+    assert owners == [(OWNER_ROLE,)]

@@ -5,8 +5,9 @@ resolver adds them all), indexed by the worker; then SEARCHES searches from 4 cl
 Recorded: the RSS and PSS of elf-api (gunicorn master and workers) and elf-worker (Celery's main process and its
 pool) after the load, next to the idle figures taken at start-up (conftest); the Postgres bytes per note (the growth
 of pg_total_relation_size over every table of the database, indexes and TOAST included, divided by the notes
-added); the Qdrant points per note (one per chunk); and the Postgres bytes per search (its trace, kept
-search.explain.retention_days), once the worker has written the traces.
+added); the Qdrant points per note (one per chunk); the same two per KB of document text (DOCS runbooks of about
+8 KB); and the Postgres bytes per search (its trace, kept search.explain.retention_days), once the worker has
+written the traces.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from tests_external.test_deployment import wait_for, wait_outboxes_done
 
 NOTE_AGENTS = 100
 SEARCHES = 40
+DOCS = 10
 NAMES = ["atlas", "billing", "comet", "delta", "ember", "falcon", "garnet", "harbor", "iris", "juniper", "kestrel",
          "lumen", "meridian", "nimbus", "orchid", "pylon", "quartz", "raven", "sierra", "tundra", "umber", "vertex",
          "willow", "xenon", "yarrow", "zephyr", "aurora", "basalt", "cinder", "dune"]
@@ -46,6 +48,18 @@ def notes_for(i: int) -> list[dict]:
         ("profile", f"Profile: the user lives in {city} and works remotely on Mondays."),
     ]
     return [{"type": t, "text": text, "importance": 0.5, "confidence": 0.9} for t, text in texts]
+
+
+def doc_text(i: int) -> str:
+    """About 8 KB of English prose: 40 paragraphs of a runbook, each naming its own system and numbers."""
+    paras = []
+    for j in range(40):
+        name = NAMES[(i * 7 + j) % 30]
+        paras.append(f"Step {j + 1} of runbook {i}. Before restarting the {name} service, the operator checks that "
+                     f"the queue for {name} holds fewer than {100 + j * 13} messages and that replica {j % 4} "
+                     f"reports a lag under {j % 9 + 1} seconds. If it does not, wait {j % 5 + 2} minutes and look "
+                     f"at the {name} dashboard again before going on.")
+    return "\n\n".join(paras) + "\n"
 
 
 def db_bytes_and_notes(dsn: str) -> tuple[int, int]:
@@ -84,6 +98,21 @@ def test_measure_memory_and_disk_under_a_small_load(deployment):
     added = notes1 - notes0
     assert added >= NOTE_AGENTS * 9, added  # nearly every note is new (the resolver may merge a rare pair)
 
+    def put_doc(i: int) -> int:
+        body = doc_text(i)
+        hdr = {"X-ELF-Tenant-Id": tenant, "X-ELF-Project-Id": "p1", "X-ELF-Agent-Id": "docs"}
+        r = requests.post(dep.public + "/v2/docs", headers=hdr, timeout=120,
+                          json={"scope": "agent_private", "title": f"Runbook {i}", "content": body})
+        assert r.status_code == 200, r.text
+        return len(body.encode())
+
+    with ThreadPoolExecutor(2) as pool:
+        doc_bytes = sum(pool.map(put_doc, range(DOCS)))
+    wait_outboxes_done(dep, timeout=300)
+    bytes_docs, _ = db_bytes_and_notes(dep.pg.owner_dsn)
+    doc_points = rows(dep.pg.owner_dsn, "SELECT count(*) FROM doc_chunks c JOIN doc_documents d USING (doc_id) "
+                                        "WHERE d.tenant_id = %s", (tenant,))[0][0]
+
     def read(i: int) -> float:
         hdr = {"X-ELF-Tenant-Id": tenant, "X-ELF-Project-Id": "p1", "X-ELF-Agent-Id": f"agent{i % NOTE_AGENTS}",
                "X-ELF-Read-Profile": "private_plus_project"}
@@ -107,6 +136,8 @@ def test_measure_memory_and_disk_under_a_small_load(deployment):
                         "searches": SEARCHES, "search_median_ms": round(latencies[len(latencies) // 2] * 1000),
                         "search_max_ms": round(latencies[-1] * 1000)}
     MEASURED["postgres_bytes_per_note"] = round((bytes1 - bytes0) / added)
-    MEASURED["postgres_bytes_per_search_trace"] = round((bytes2 - bytes1) / SEARCHES)
+    MEASURED["postgres_bytes_per_search_trace"] = round((bytes2 - bytes_docs) / SEARCHES)
+    MEASURED["postgres_bytes_per_document_kb"] = round((bytes_docs - bytes1) / (doc_bytes / 1024))
+    MEASURED["qdrant_points_per_document_kb"] = round(doc_points / (doc_bytes / 1024), 2)
     MEASURED["postgres_database_bytes"] = bytes2
     MEASURED["qdrant_points_per_note"] = round(points / added, 2)

@@ -73,13 +73,16 @@ def port_open(port: int) -> bool:
         return False
 
 
-def wait_for(check, timeout: float, what: str, interval: float = 0.2) -> None:
+def wait_for(check, timeout: float, what: str, interval: float = 0.2):
+    """Poll ``check`` until it returns something truthy (returned); fail naming ``what`` after ``timeout`` s."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} not within {timeout:.0f}s")
         time.sleep(interval)
-    raise AssertionError(f"{what} not within {timeout:.0f}s")
 
 
 def tail(path: Path, lines: int = 40) -> str:

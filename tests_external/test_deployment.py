@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import time
 import uuid
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import pytest
 import redis
 import requests
 
-from tests_external.deployment import ADMIN_ROLE, DATABASE, HOST, OWNER_ROLE, REPO, Deployment
+from tests_external.deployment import ADMIN_ROLE, DATABASE, HOST, OWNER_ROLE, REPO, Deployment, wait_for
 
 READ = "private_plus_project"
 # Statements only a superuser (or a role granted more than the owner is) may run: each must fail for the owner.
@@ -57,17 +56,6 @@ def post(dep: Deployment, path: str, body: dict, tenant: str | None = None, expe
     r = requests.post(dep.public + path, json=body, headers=headers(tenant) if tenant else None, timeout=60)
     assert r.status_code == expect, f"{path}: {r.status_code} {r.text}"
     return r.json()
-
-
-def wait_for(check, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.2)
 
 
 def wait_outboxes_done(dep: Deployment, timeout: float = 90) -> None:

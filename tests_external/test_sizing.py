@@ -20,7 +20,8 @@ import psycopg
 import requests
 
 from tests_external.conftest import MEASURED, memory_of
-from tests_external.test_deployment import wait_for, wait_outboxes_done
+from tests_external.deployment import wait_for
+from tests_external.test_deployment import wait_outboxes_done
 
 NOTE_AGENTS = 100
 SEARCHES = 40

@@ -66,7 +66,7 @@ import json
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -205,12 +205,15 @@ def _operator(value: Any, operator: str, operand: Any) -> bool:
     if operator == "$ne":
         return value is _MISSING or not _same(value, operand)
     if operator in ("$gt", "$gte", "$lt", "$lte"):
+        a: Any
+        b: Any
         if isinstance(value, str) and isinstance(operand, str):
             a, b = value, operand
         else:
-            a, b = _number(value), _number(operand)
-            if a is None or b is None or math.isnan(a) or math.isnan(b):
+            x, y = _number(value), _number(operand)
+            if x is None or y is None or math.isnan(x) or math.isnan(y):
                 return False
+            a, b = x, y
         return {"$gt": a > b, "$gte": a >= b, "$lt": a < b, "$lte": a <= b}[operator]
     raise ValueError(f"Unsupported filter operator: {operator}")
 
@@ -366,6 +369,7 @@ class ElfStore(BaseStore):
     # --- the ELF side of each op, shared by both paths -----------------------------------------------------------
 
     def _note(self, op: PutOp) -> dict[str, Any]:
+        assert op.value is not None, "a PutOp without a value is a delete"
         note = {"type": self.note_type, "key": note_key(tuple(op.namespace), op.key), "text": render(op.value),
                 "importance": self.importance, "confidence": self.confidence,
                 "source_ref": {"schema": SCHEMA, "namespace": [_escaped(x) for x in op.namespace],
@@ -410,7 +414,7 @@ class ElfStore(BaseStore):
         return {r["note_id"]: r["note"] for r in response["results"] if r.get("note")}
 
     @staticmethod
-    def _check(puts: list[PutOp], results: list[Mapping[str, Any]]) -> None:
+    def _check(puts: list[PutOp], results: Sequence[Mapping[str, Any]]) -> None:
         for op, result in zip(puts, results):
             error = _rejection(op, result)
             if error is not None:
@@ -460,6 +464,7 @@ class ElfStore(BaseStore):
         return results
 
     def _query_search(self, op: SearchOp) -> list[SearchItem]:
+        assert op.query, "only a search with a query goes to ELF's search"
         session = self.client.search(op.query, **self._search_args(op))
         ids = [hit["note_id"] for hit in session["items"]]
         if not ids:
@@ -529,6 +534,7 @@ class ElfStore(BaseStore):
         return results
 
     async def _aquery_search(self, op: SearchOp) -> list[SearchItem]:
+        assert op.query, "only a search with a query goes to ELF's search"
         client = self._aclient()
         session = await client.search(op.query, **self._search_args(op))
         ids = [hit["note_id"] for hit in session["items"]]

@@ -59,14 +59,14 @@ WRITERS = ("planner", "coder")  # the measured session's agents; fast and retrie
 PRD_LIMITS = {"fast": 150.0, "retrieval": 500.0, "cold": 1500.0}
 TARGETS = {"fast": 50.0, "retrieval": 150.0, "cold": 1000.0}
 CONCURRENCY_FACTOR = 2.0  # our target: 16 agents' p95 within 2x one agent's
-# Mirrors of context.domain.vocabulary (bench may not import context): what a private bundle may read, and the
+# Mirrors of acb.domain.vocabulary (bench may not import acb): what a private bundle may read, and the
 # importance of each kind.
 CHANNELS_VISIBLE = ["private", "team", "agent", "public"]
 SENSITIVITIES_ALLOWED = ["none", "low", "high"]
 IMPORTANCE = {"decision": 1.0, "task_update": 0.7, "message": 0.5, "artifact": 0.4, "tool_result": 0.4,
               "tool_call": 0.2}
 POOL_MAX = 2000
-# The two queries of a bundle this bench takes as its floor, as context.selectors writes them.
+# The two queries of a bundle this bench takes as its floor, as acb.selectors writes them.
 POOL_SQL = """
 WITH pool AS (
     SELECT c.chunk_id, c.tsv FROM acb_chunks c
@@ -204,7 +204,7 @@ def ulid(ms: int, rng: random.Random) -> str:
 
 
 def stored_text(kind: str, content: dict) -> tuple[dict, str]:
-    """(content as the service stores it, its text) — context.domain.extract.event_text, simplified."""
+    """(content as the service stores it, its text) — acb.domain.event_text.event_text, simplified."""
     if kind == "message":
         return content, content["text"]
     if kind == "tool_call":
@@ -366,7 +366,7 @@ class Floor:
 
     def __init__(self, dsn: str, tenant: str, max_tokens: int):
         self.conn = psycopg.connect(dsn, autocommit=True)
-        self.tenant, self.recent_n = tenant, 200  # one page of context.selectors.recent_chunks
+        self.tenant, self.recent_n = tenant, 200  # one page of acb.selectors.recent_chunks
         self.tsq: dict[str, str] = {}
 
     def tsquery(self, text: str) -> str:

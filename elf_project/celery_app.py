@@ -35,8 +35,8 @@ def configure(cfg: ElfConfig) -> Celery:
                 "task": "search.llm_cache_retention", "schedule": crontab(minute=15), "options": {"expires": 3000.0},
             },
             # Built context bundles (acb_bundles) past acb.bundle_retention_days, at 25 past every hour; events stay.
-            "context-bundle-retention": {
-                "task": "context.bundle_retention", "schedule": crontab(minute=25), "options": {"expires": 3000.0},
+            "acb-bundle-retention": {
+                "task": "acb.bundle_retention", "schedule": crontab(minute=25), "options": {"expires": 3000.0},
             },
         },
         broker_url=cfg.worker.broker_url,
@@ -56,7 +56,7 @@ def configure(cfg: ElfConfig) -> Celery:
         task_publish_retry_policy={"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2},
         broker_transport_options={"socket_connect_timeout": 2, "socket_timeout": 5},
     )
-    app.autodiscover_tasks(["elf_project", "memory", "traces", "search", "docs_ext", "context"])
+    app.autodiscover_tasks(["elf_project", "memory", "traces", "search", "docs_ext", "acb"])
     # A task carries the request id (and tenant/project/agent) of the request that enqueued it into the worker's
     # JSON log lines; Celery keeps Django's LOGGING instead of adding handlers of its own.
     from elf_kernel.observability import task_context

@@ -16,7 +16,7 @@ from typing import TextIO
 
 from django.db import connection, transaction
 
-from context.services import portability as context_part
+from acb.services import portability as acb_part
 from core_memory.services import portability as core_memory_part
 from docs_ext.services import portability as docs_part
 from elf_config import ElfConfig
@@ -28,7 +28,7 @@ from memory.services import portability as memory_part
 from .db_init import VERSION_TABLE
 
 SPECS = (*memory_part.TABLES, *docs_part.TABLES, *graph_part.TABLES, *core_memory_part.TABLES,
-         *context_part.TABLES)
+         *acb_part.TABLES)
 
 __all__ = ["ImportRefused", "ImportReport", "export_tenant", "import_tenant"]
 
@@ -79,7 +79,7 @@ def import_tenant(*, cfg: ElfConfig, lines: Iterable[str], tenant_id: str | None
                 "--tenant with a new name, or use another database"
             )
         counts = rows.import_rows(SPECS, records, old_tenant=old, new_tenant=new)
-        context_part.check_keys(new)  # sensitivity-high rows: sealed under this service's key (or refused)
+        acb_part.check_keys(new)  # sensitivity-high rows: sealed under this service's key (or refused)
         version = cfg.embedding_version
         notes = memory_part.reindex_imported(tenant_id=new, project_id=project, embedding_version=version)
         docs = docs_part.reindex_imported(tenant_id=new, project_id=project, embedding_version=version)

@@ -22,6 +22,6 @@ def bootstrap(path: str, *, setup_django: bool = True) -> ElfConfig:
 
         try:
             django.setup()
-        except ImproperlyConfigured as exc:  # e.g. an unreadable encryption key file (context.apps)
+        except ImproperlyConfigured as exc:  # e.g. an unreadable encryption key file (acb.apps)
             raise SystemExit(f"elf: {exc}") from None
     return cfg

@@ -34,7 +34,7 @@ INSTALLED_APPS = [
     "graph",
     "traces",
     "search",
-    "context",
+    "acb",
 ]
 
 MIDDLEWARE = [

@@ -2,6 +2,7 @@
 
 from django.urls import path
 
+from acb.api.views import ArtifactView, BuildView, DecisionsQueryView, DecisionsView, EventLogView, TasksView
 from core_memory.api.document_views import (
     AuditView,
     EndRunView,
@@ -12,7 +13,6 @@ from core_memory.api.document_views import (
     SessionView,
 )
 from core_memory.api.entry_views import CompactView, EntriesView, EntryDetailView, ResolveView, UtterancesView
-from context.api.views import ArtifactView, BuildView, DecisionsQueryView, DecisionsView, EventsView, TasksView
 from docs_ext.api.views import (
     DocDetailView,
     DocExcerptsView,
@@ -83,7 +83,7 @@ urlpatterns = common_patterns(__name__) + [
     path("v1/memory/list", V1ListView.as_view(), name="v1-list"),
     path("v1/memory/update", V1UpdateView.as_view(), name="v1-update"),
     path("v1/memory/delete", V1DeleteView.as_view(), name="v1-delete"),
-    path("api/v1/events", EventsView.as_view(), name="acb-events"),
+    path("api/v1/events", EventLogView.as_view(), name="acb-events"),
     path("api/v1/acb/build", BuildView.as_view(), name="acb-build"),
     path("api/v1/artifacts/<str:artifact_id>", ArtifactView.as_view(), name="acb-artifact"),
     path("api/v1/decisions", DecisionsView.as_view(), name="acb-decisions"),

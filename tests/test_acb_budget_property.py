@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from context.domain.packing import Item, caps_for, content_key, pack
-from context.domain.vocabulary import FILL_ORDER, MAX_BUDGET, MIN_BUDGET
+from acb.domain.packing import Item, caps_for, content_key, pack
+from acb.domain.vocabulary import FILL_ORDER, MAX_BUDGET, MIN_BUDGET
 from tests.acb_helpers import build, record, tenant, within_caps
 
 WORDS = ("harbour crane ferry tide schedule timetable deploy billing postgres island board display weekly report "

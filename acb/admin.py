@@ -21,7 +21,7 @@ from django.utils.html import format_html, format_html_join
 
 from elf_kernel.admin import ReadOnlyAdmin, html_table
 
-from .domain.extract import event_text
+from .domain.event_text import event_text
 from .models import AcbArtifact, AcbBundle, AcbDecision, AcbEvent, AcbSession, AcbTask
 from .sealing import ARTIFACT_FLAG, PLACEHOLDER, reveal
 
@@ -29,6 +29,7 @@ PREVIEW_CHARS, ITEM_PREVIEW_CHARS, ARTIFACT_PREVIEW_BYTES = 160, 300, 2048
 TIMELINE_ROWS, SESSION_ROWS, MAX_REFS, CHAIN_MAX = 200, 100, 20, 50
 _REF_PAGES = {"evt_": "acbevent", "dec_": "acbdecision", "tsk_": "acbtask", "art_": "acbartifact", "acb_": "acbbundle"}
 _ITEM_KEYS = ("type", "text", "refs", "token_est")
+APP_LABEL = AcbEvent._meta.app_label  # "context" (acb.apps): the admin's URL names are built from it
 
 
 def _clip(text: str, limit: int = PREVIEW_CHARS) -> str:
@@ -45,7 +46,7 @@ def _json(value):
 
 
 def _link(model: str, pk, label=None):
-    return format_html('<a href="{}">{}</a>', reverse(f"admin:context_{model}_change", args=[pk]), label or pk)
+    return format_html('<a href="{}">{}</a>', reverse(f"admin:{APP_LABEL}_{model}_change", args=[pk]), label or pk)
 
 
 def _ref(ref: str):
@@ -78,7 +79,7 @@ def _rendered(response):
     return response
 
 
-class ContextAdmin(ReadOnlyAdmin):
+class AcbAdmin(ReadOnlyAdmin):
     show_full_result_count = False  # the log grows without bound: no COUNT(*) of the whole table per page
 
     def changelist_view(self, request, extra_context=None):
@@ -103,7 +104,7 @@ class ContextAdmin(ReadOnlyAdmin):
 
 
 @admin.register(AcbSession)
-class AcbSessionAdmin(ContextAdmin):
+class AcbSessionAdmin(AcbAdmin):
     list_display = ("tenant_id", "session_id", "project_id", "agents", "event_count", "first_ts", "last_ts")
     list_filter = ("tenant_id", "project_id")
     search_fields = ("session_id", "tenant_id", "project_id")
@@ -144,7 +145,7 @@ class AcbSessionAdmin(ContextAdmin):
 
 
 @admin.register(AcbEvent)
-class AcbEventAdmin(ContextAdmin):
+class AcbEventAdmin(AcbAdmin):
     list_display = ("event_id", "ts", "kind", "channel", "sensitivity", "actor", "text", "session_id", "agent_id",
                     "tenant_id")
     list_filter = ("kind", "channel", "sensitivity", "actor_type", "tenant_id")
@@ -167,7 +168,7 @@ class AcbEventAdmin(ContextAdmin):
 
 
 @admin.register(AcbDecision)
-class AcbDecisionAdmin(ContextAdmin):
+class AcbDecisionAdmin(AcbAdmin):
     list_display = ("decision_id", "status", "scope", "text", "session_id", "agent_id", "ts", "tenant_id")
     list_filter = ("status", "scope", "channel", "tenant_id")
     search_fields = ("decision", "decision_id__exact", "session_id")
@@ -201,7 +202,7 @@ class AcbDecisionAdmin(ContextAdmin):
 
 
 @admin.register(AcbTask)
-class AcbTaskAdmin(ContextAdmin):
+class AcbTaskAdmin(AcbAdmin):
     list_display = ("task_id", "status", "title", "session_id", "agent_id", "ts", "tenant_id")
     list_filter = ("status", "tenant_id")
     search_fields = ("title", "task_id__exact", "session_id")
@@ -211,7 +212,7 @@ class AcbTaskAdmin(ContextAdmin):
 
 
 @admin.register(AcbArtifact)
-class AcbArtifactAdmin(ContextAdmin):
+class AcbArtifactAdmin(AcbAdmin):
     list_display = ("artifact_id", "kind", "size", "tool", "session_id", "ts", "tenant_id")
     list_filter = ("kind", "tenant_id")
     search_fields = ("artifact_id__exact", "session_id")
@@ -249,7 +250,7 @@ class AcbArtifactAdmin(ContextAdmin):
 
 
 @admin.register(AcbBundle)
-class AcbBundleAdmin(ContextAdmin):
+class AcbBundleAdmin(AcbAdmin):
     list_display = ("acb_id", "tenant_id", "session_id", "agent_id", "channel", "used", "created_at")
     list_filter = ("channel", "tenant_id")
     search_fields = ("acb_id__exact", "session_id", "agent_id", "bundle_hash__exact")

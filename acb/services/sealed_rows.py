@@ -1,4 +1,4 @@
-"""Encrypted rows in a tenant export (context.sealing): an export carries the ciphertext as it is stored, so the
+"""Encrypted rows in a tenant export (acb.sealing): an export carries the ciphertext as it is stored, so the
 importing service needs the exporting service's key file. An import under the same tenant name checks that every
 sealed value was written under this service's key (ImportRefused otherwise: nothing is written); one under a new
 name (``--tenant``) opens each sealed value with the old tenant's AAD and seals it again with the new one's, which

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from ..models import AcbChunk, AcbEvent
-from .record import chunk_rows
+from .event_log import chunk_rows
 
 BATCH = 1000
 

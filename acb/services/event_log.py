@@ -13,7 +13,7 @@ from django.utils import timezone
 from elf_domain.secrets import find_secrets, redact_secrets
 from elf_kernel.context import RequestContext
 
-from ..domain.extract import chunk_text, event_text
+from ..domain.event_text import chunk_text, event_text
 from ..domain.ids import new_id
 from ..domain.normalize import normalize_tool_result
 from ..domain.packing import content_key

@@ -16,7 +16,7 @@ from elf_kernel.api.validation import validated
 from elf_kernel.identity import StatedIds, caller_of
 
 from ..services import use_cases
-from ..services.record import Recorded
+from ..services.event_log import Recorded
 from . import serializers as s
 
 
@@ -40,7 +40,7 @@ def _record_flat(request, data: dict, kind: str, content_shape, channel: str, se
 DECISION_ERRORS = error_responses({409: "The decision named in supersedes was already superseded (DECISION_SUPERSEDED)"})
 
 
-class EventsView(APIView):
+class EventLogView(APIView):
     @extend_schema(summary="record_event: append one event (message, tool call/result, decision, task update) to "
                    "the log", operation_id="elf_acb_record_event", request=s.EventBody,
                    responses={200: s.EventOut, **DECISION_ERRORS})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from context.services.rebuild import rebuild_chunks
+from acb.services.rebuild import rebuild_chunks
 
 
 class Command(BaseCommand):

@@ -8,10 +8,10 @@ import uuid
 
 import pytest
 
-from context.models import AcbEvent, AcbSession
-from context.selectors import View
-from context.services.bundle import build
-from context.services.record import Scope, record_event
+from acb.models import AcbEvent, AcbSession
+from acb.selectors import View
+from acb.services.bundle import build
+from acb.services.event_log import Scope, record_event
 
 pytestmark = pytest.mark.django_db
 BASE = "/admin/context/"

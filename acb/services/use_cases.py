@@ -18,7 +18,7 @@ from ..models import AcbArtifact, AcbDecision
 from ..sealing import refuse_lookalikes
 from .bundle import build
 from .ledger import AlreadySuperseded
-from .record import Recorded, Scope, record_event
+from .event_log import Recorded, Scope, record_event
 
 DEFAULT_PROJECT = "default"
 NATURAL = FieldKind.NATURAL

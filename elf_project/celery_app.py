@@ -9,36 +9,40 @@ from elf_config import ElfConfig
 app = Celery("elf")
 
 
-def configure(cfg: ElfConfig) -> Celery:
+def beat_schedule() -> dict:
+    """Beat, embedded in elf-worker: each entry is named by its task, whose name its app exports."""
     from celery.schedules import crontab
 
+    from acb.tasks import BUNDLE_RETENTION_TASK
+    from docs_ext.tasks import SWEEP_TASK as DOCS_SWEEP_TASK
+    from memory.tasks import LIFECYCLE_TASK, SWEEP_TASK as NOTES_SWEEP_TASK
+    from search.tasks import LLM_CACHE_RETENTION_TASK
+    from traces.tasks import RETENTION_TASK as TRACE_RETENTION_TASK, SWEEP_TRACE_TASK
+
+    hourly = {"expires": 3000.0}
+    entries = [
+        # The outbox sweeps (notes, docs) claim due rows every 2 s; a sweep message older than that is dropped (a
+        # newer one is queued).
+        (NOTES_SWEEP_TASK, 2.0, {"expires": 2.0}),
+        (DOCS_SWEEP_TASK, 2.0, {"expires": 2.0}),
+        # Lifecycle GC runs at the top of every hour (the spec says daily; hourly keeps expiry within an hour of the
+        # TTL and each run small).
+        (LIFECYCLE_TASK, crontab(minute=0), hourly),
+        # Search traces: every second a sweep persists the traces searches queued (a search sends no task of its
+        # own: traces.services.enqueue); retention (expired traces, candidates, settled outbox rows) and expired
+        # llm_cache entries at a quarter past every hour, away from the lifecycle GC.
+        (SWEEP_TRACE_TASK, 1.0, {"expires": 1.0}),
+        (TRACE_RETENTION_TASK, crontab(minute=15), hourly),
+        (LLM_CACHE_RETENTION_TASK, crontab(minute=15), hourly),
+        # Built bundles (acb_bundles) past acb.bundle_retention_days, at 25 past every hour; events stay.
+        (BUNDLE_RETENTION_TASK, crontab(minute=25), hourly),
+    ]
+    return {task: {"task": task, "schedule": schedule, "options": dict(options)} for task, schedule, options in entries}
+
+
+def configure(cfg: ElfConfig) -> Celery:
     app.conf.update(
-        # Beat, embedded in elf-worker. The outbox sweeps (notes, docs) claim due rows every 2 s; a sweep message
-        # older than that is dropped (a newer one is queued). Lifecycle GC runs at the top of every hour (the spec says
-        # daily; hourly keeps expiry within an hour of the TTL and each run small).
-        beat_schedule={
-            "memory-sweep-outbox": {"task": "memory.sweep_outbox", "schedule": 2.0, "options": {"expires": 2.0}},
-            "docs-sweep-outbox": {"task": "docs_ext.sweep_outbox", "schedule": 2.0, "options": {"expires": 2.0}},
-            "memory-lifecycle-gc": {
-                "task": "memory.lifecycle_gc", "schedule": crontab(minute=0), "options": {"expires": 3000.0},
-            },
-            # Search traces: every second a sweep persists the traces searches queued (a search sends no task of
-            # its own: traces.services.enqueue); retention (expired traces, candidates, settled outbox rows) and
-            # expired llm_cache entries at a quarter past every hour, away from the lifecycle GC.
-            "traces-sweep-outbox": {
-                "task": "traces.sweep_trace_outbox", "schedule": 1.0, "options": {"expires": 1.0},
-            },
-            "traces-retention-cleanup": {
-                "task": "traces.retention_cleanup", "schedule": crontab(minute=15), "options": {"expires": 3000.0},
-            },
-            "search-llm-cache-retention": {
-                "task": "search.llm_cache_retention", "schedule": crontab(minute=15), "options": {"expires": 3000.0},
-            },
-            # Built context bundles (acb_bundles) past acb.bundle_retention_days, at 25 past every hour; events stay.
-            "acb-bundle-retention": {
-                "task": "acb.bundle_retention", "schedule": crontab(minute=25), "options": {"expires": 3000.0},
-            },
-        },
+        beat_schedule=beat_schedule(),
         broker_url=cfg.worker.broker_url,
         broker_connection_retry_on_startup=True,
         task_ignore_result=True,

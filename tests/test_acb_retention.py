@@ -83,6 +83,6 @@ def test_default_and_schedule(test_cfg):
     assert dataclasses.replace(cfg, acb=AcbConfig(bundle_retention_days=None)).bundle_retention_days == 7
     from elf_project.celery_app import configure
 
-    entry = configure(test_cfg).conf.beat_schedule["acb-bundle-retention"]
+    entry = configure(test_cfg).conf.beat_schedule[BUNDLE_RETENTION_TASK]
     assert entry["task"] == BUNDLE_RETENTION_TASK
     assert entry["schedule"].minute == {25} and len(entry["schedule"].hour) == 24  # hourly

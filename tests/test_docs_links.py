@@ -155,5 +155,5 @@ def test_the_link_check_catches_what_it_should(tmp_path):
     assert problem(page, "../operations.md#rate-limits") is None
     assert problem(page, "no-such-page.md") == "names no file"
     assert problem(page, "../operations.md#no-such-heading").startswith("names no heading")
-    assert problem(page, "../../../shared/specs/supplement.md") == "leaves the repository"
+    assert problem(page, "../../../elsewhere/supplement.md") == "leaves the repository"
     assert problem(page, "https://example.com/x.md") is None

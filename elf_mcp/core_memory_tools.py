@@ -1,4 +1,4 @@
-"""Core memory tools (docs: /work/shared/specs/core-memory-markdown.md): PROFILE.md and a run's SESSION.md on the
+"""Core memory tools (docs/spec/core-memory-markdown.md): PROFILE.md and a run's SESSION.md on the
 public API (service.http_bind), and POLICY.md on the admin API (service.admin_bind). One tool per endpoint, like
 every other tool: the API validates, applies precedence (Policy > Profile > Session) and writes the audit trail."""
 

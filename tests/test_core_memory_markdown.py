@@ -14,7 +14,7 @@ import pytest
 from core_memory.domain.markdown import Entry, ParseError, empty_document, parse, remove_key, render, upsert
 from core_memory.domain.vocabulary import MemoryScope
 
-SPEC = Path(__file__).resolve().parents[2] / "shared" / "specs" / "core-memory-markdown.md"
+SPEC = Path(__file__).resolve().parents[1] / "docs" / "spec" / "core-memory-markdown.md"
 EXAMPLES = dict(zip((MemoryScope.PROFILE, MemoryScope.SESSION, MemoryScope.POLICY),
                     re.findall(r"```md\n(.*?)```", SPEC.read_text(), re.S)))
 T = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)

@@ -36,13 +36,13 @@ bench: install
 lint: install
 	$(VENV)/bin/ruff check .
 
-# The tenant-isolation property test at length (README, Tests and benchmarks): prints operations and leaks found.
+# The tenant-isolation property test at length (docs/testing.md): prints operations and leaks found.
 ELF_SOAK_OPS ?= 10000
 soak: install
 	ELF_SOAK_OPS=$(ELF_SOAK_OPS) ELF_ISOLATION_OPS_PER_EXAMPLE=$${ELF_ISOLATION_OPS_PER_EXAMPLE:-100} \
 	  $(VENV)/bin/python -m pytest tests/test_tenant_isolation.py -q -s -p no:cacheprovider
 
-# Schemathesis against both binds at length (README, Tests and benchmarks): prints examples sent and 5xx (0).
+# Schemathesis against both binds at length (docs/testing.md): prints examples sent and 5xx (0).
 ELF_FUZZ_EXAMPLES ?= 1000
 ELF_FUZZ_SCENARIOS ?= 400
 fuzz: install

@@ -1,4 +1,4 @@
-"""Lowering a process's CPU priority below the request path's: elf-worker (README, "Sizing") and the Qdrant
+"""Lowering a process's CPU priority below the request path's: elf-worker (docs/operations.md, "Sizing") and the Qdrant
 server's optimize worker, each for the whole process and every thread and child it starts later."""
 
 from __future__ import annotations

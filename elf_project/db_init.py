@@ -228,7 +228,7 @@ def _pending(migrations: list[Migration], recorded: list[tuple[int, str, str]]) 
             raise SchemaError(
                 f"{MIGRATIONS_DIR}/{migration.name}.sql (or a file it includes) changed after it was applied to "
                 "this database. Applied migrations never change: restore the file and put the change in a new "
-                "migration (README \"Upgrading\")."
+                "migration (docs/operations.md, \"Upgrading\")."
             )
     done = {version for version, _, _ in recorded}
     return [m for m in migrations if m.version not in done]

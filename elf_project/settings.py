@@ -92,7 +92,7 @@ DATABASES = {
         "HOST": _dsn.hostname or "",
         "PORT": str(_dsn.port or 5432),
         # check_pooled: a connection is checked as it is handed out, so after a Postgres restart a dead pooled
-        # connection is replaced, not given to a request (README, "Failure behaviour"); with a round trip
+        # connection is replaced, not given to a request (docs/operations.md, "Failure behaviour"); with a round trip
         # only when its socket shows the server ended it (elf_kernel.db_pool), not on every request.
         # The DSN's query parameters are libpq's (sslmode, sslrootcert, application_name, ...: what a managed
         # Postgres asks for, docs/deploying.md): every pooled connection gets them, as the start-up's do.

@@ -268,7 +268,7 @@ class World:
     def bundle_must_quote(self, ident: Ident, channel: str, session: str) -> set[int]:
         """Serials of loadable events every bundle of the project must quote (its query matches them all, and an
         example is far below every section's cap); a tool output that went to an artifact is left out, and so
-        is a sensitivity-high event (sealed at rest, its text matches no full-text query: README "Deviations";
+        is a sensitivity-high event (sealed at rest, its text matches no full-text query: docs/deviations.md;
         only its session's recent window, of capped length, may quote it)."""
         return {e.serial for e in self.events.values() if self.event_loads(e, ident, channel) and not e.big
                 and e.sensitivity != "high"}

@@ -116,18 +116,18 @@ def test_strict_loader_loads_the_template_and_defaults_every_key_beyond_it(tmp_p
     cfg = load_config(path)
     assert cfg.context.scope_boost_weight == context.get("context.scope_boost_weight", 0.0)
     assert cfg.mcp.read_profile == "private_plus_project"
-    # The documented defaults of the keys ELF adds beyond the template (README, Configuration reference).
+    # The documented defaults of the keys ELF adds beyond the template (docs/configuration.md).
     assert Path(cfg.resolve_path(cfg.stack.data_dir)) == tmp_path / "var" / "stack"
     assert Path(cfg.encryption_key_path) == tmp_path / "var" / "stack" / "event_log_key"
-    assert (cfg.worker.broker_url, cfg.worker.lease_seconds) == (DEFAULT_BROKER_URL, 30.0)
+    assert (cfg.worker.broker_url, cfg.worker.outbox_lease_seconds) == (DEFAULT_BROKER_URL, 30.0)
     assert cfg.search.default_mode == "planned_search"
     assert (cfg.service.api_workers, cfg.service.api_threads, cfg.service.api_embed_threads) == ("auto", 4, "auto")
     assert (cfg.worker.concurrency, cfg.worker.prefetch_multiplier, cfg.worker.nice, cfg.worker.embed_threads) == (
         "auto", 1, 10, "auto")
     assert (cfg.memory.policy.min_confidence, cfg.memory.policy.min_importance) == (0.0, 0.0)
     assert not cfg.search.relation_context_on and not cfg.docs_enabled
-    assert cfg.storage.qdrant.docs_collection_name == "mem_notes_v2_docs"
-    assert (cfg.inferred_min_confidence, cfg.bundle_retention_days) == (0.8, 7)
+    assert cfg.storage.qdrant.docs_collection == "mem_notes_v2_docs"
+    assert (cfg.core_memory.inferred_min_confidence, cfg.acb.bundle_retention_days) == (0.8, 7)
     assert not cfg.security.static_keys and cfg.mcp.auth_token_id is None
 
 

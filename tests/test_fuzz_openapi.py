@@ -15,7 +15,7 @@ rows; destructive operations get ids of their own so the reads keep theirs. Cont
 Checks on every response: not_a_server_error (no status >= 500), status_code_conformance,
 content_type_conformance, response_schema_conformance. CI sends ELF_FUZZ_EXAMPLES=15 fuzzing examples per
 operation (plus the coverage phase's cases) and ELF_FUZZ_SCENARIOS=15 scenarios per bind; ``make fuzz`` runs
-this module with far more (README, "Tests and benchmarks"). Generation is derandomized (ELF_FUZZ_SEED), so a run
+this module with far more (docs/testing.md). Generation is derandomized (ELF_FUZZ_SEED), so a run
 is reproducible; ELF_FUZZ_COVERAGE=0 leaves the coverage phase out.
 """
 

@@ -1,4 +1,4 @@
-"""Process sizing (README, "Sizing"): the [service] and [worker] keys that size elf-api and elf-worker, what
+"""Process sizing (docs/operations.md, "Sizing"): the [service] and [worker] keys that size elf-api and elf-worker, what
 "auto" resolves to, the gunicorn and Celery settings derived from them, and the worker's lower CPU priority
 seen from outside its processes."""
 

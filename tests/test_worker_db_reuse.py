@@ -1,4 +1,4 @@
-"""elf-worker reuses its Postgres connections across tasks (README, "Sizing").
+"""elf-worker reuses its Postgres connections across tasks (docs/operations.md, "Sizing").
 
 Celery's Django fixup used to close Django's connection pool around every task of a prefork process
 (celery/celery#10554): each outbox row then cost two new Postgres sessions. Counted here with Postgres's own

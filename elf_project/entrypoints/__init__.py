@@ -2,7 +2,7 @@
 
 Importing this package, before anything loads numpy, gives the native math libraries' own thread pools one
 thread each: the processes get their parallelism from gunicorn workers, request threads and Celery processes,
-and an OpenBLAS pool per process would only oversubscribe the cores (README, "Sizing"). Plumbing, not
+and an OpenBLAS pool per process would only oversubscribe the cores (docs/operations.md, "Sizing"). Plumbing, not
 configuration: these variables are always set, whatever the environment held.
 """
 

@@ -1,4 +1,4 @@
-"""Per-process CPU settings of elf-api and elf-worker, from the resolved sizing (README, "Sizing")."""
+"""Per-process CPU settings of elf-api and elf-worker, from the resolved sizing (docs/operations.md, "Sizing")."""
 
 from __future__ import annotations
 

@@ -110,7 +110,7 @@ def main(argv: list[str]) -> int:
         l0_floor = []
         for q in qs:
             t = time.perf_counter()
-            hybrid_query(qdrant, cfg.storage.qdrant.docs_collection_name, embedder.embed([q])[0], bm25.embed_query(q),
+            hybrid_query(qdrant, cfg.storage.qdrant.docs_collection, embedder.embed([q])[0], bm25.embed_query(q),
                          flt, 64, with_payload=["doc_id"], idf_corpus=idf_corpus(tenant, "bench"))
             l0_floor.append((time.perf_counter() - t) * 1000)
         print(f"docs_search_l0 (n={len(qs)}): {_stats(l0_client)} | floor, in-process embed + hybrid query: "

@@ -84,14 +84,14 @@ def check_rules(cfg: ElfConfig) -> list[str]:
         p.append("stack.data_dir must be a non-empty path")
     if not _url_ok(cfg.worker.broker_url, ("redis", "rediss")):
         p.append("worker.broker_url must be a redis:// URL with a host")
-    if cfg.docs is not None and not 1 <= cfg.docs.doc_bytes_limit <= MAX_DOC_BYTES:
+    if cfg.docs is not None and not 1 <= cfg.docs.max_doc_bytes <= MAX_DOC_BYTES:
         p.append(f"docs.max_doc_bytes must be in the range [1, {MAX_DOC_BYTES}] (the body limit of /v2/docs)")
-    if not 0.0 <= cfg.inferred_min_confidence <= 1.0:
+    if not 0.0 <= cfg.core_memory.inferred_min_confidence <= 1.0:
         p.append("core_memory.inferred_min_confidence must be in the range [0, 1]")
-    if not MIN_BUNDLE_RETENTION_DAYS <= cfg.bundle_retention_days <= MAX_BUNDLE_RETENTION_DAYS:
+    if not MIN_BUNDLE_RETENTION_DAYS <= cfg.acb.bundle_retention_days <= MAX_BUNDLE_RETENTION_DAYS:
         p.append(f"acb.bundle_retention_days must be in the range [{MIN_BUNDLE_RETENTION_DAYS}, "
                  f"{MAX_BUNDLE_RETENTION_DAYS}]")
-    if not MIN_LEASE_SECONDS <= cfg.worker.lease_seconds <= MAX_LEASE_SECONDS:
+    if not MIN_LEASE_SECONDS <= cfg.worker.outbox_lease_seconds <= MAX_LEASE_SECONDS:
         p.append(f"worker.outbox_lease_seconds must be in the range [{MIN_LEASE_SECONDS:g}, {MAX_LEASE_SECONDS:g}]")
     return p
 
@@ -124,9 +124,9 @@ def _storage(cfg: ElfConfig, p: list[str]) -> None:
         p.append("storage.qdrant.url must be an http(s):// URL with a host")
     if not q.collection.strip():
         p.append("storage.qdrant.collection must be non-empty")
-    if q.docs_collection is not None and not q.docs_collection.strip():
+    if not q.docs_collection.strip():
         p.append("storage.qdrant.docs_collection must be non-empty when given")
-    if q.docs_collection_name == q.collection:
+    if q.docs_collection == q.collection:
         p.append("storage.qdrant.docs_collection must differ from storage.qdrant.collection")
     if q.vector_dim <= 0:
         p.append("storage.qdrant.vector_dim must be greater than zero")
@@ -397,5 +397,5 @@ def _mcp(cfg: ElfConfig, p: list[str]) -> None:
     for name in ("tenant_id", "project_id", "agent_id"):
         if not getattr(m, name).strip():
             p.append(f"mcp.{name} must be non-empty")
-    if m.read_profile is not None and m.read_profile not in READ_PROFILES:
+    if m.read_profile not in READ_PROFILES:
         p.append(f"mcp.read_profile must be one of {', '.join(READ_PROFILES)}")

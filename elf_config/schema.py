@@ -7,6 +7,9 @@ template: the loader fills nothing in for them, except the spec's own documented
 ``chunking.tokenizer_repo`` inherits ``providers.embedding.model``). Keys added beyond the template are all
 optional, each with the documented default next to it (README, Configuration reference), so that a config
 written to the template alone starts.
+
+One attribute per key: a key with a default holds its resolved value (never None for "omitted"), so no reader
+resolves a default of its own and no second property spells the same key.
 """
 
 from __future__ import annotations
@@ -55,12 +58,13 @@ class QdrantConfig:
     url: str
     collection: str
     vector_dim: int
-    docs_collection: Optional[str]  # omitted: "<collection>_docs" (the Doc Extension's chunk collection)
+    # The Doc Extension's chunk collection. Omitted: "<collection>_docs", filled in when the object is made, so
+    # the attribute always holds the name (None only in the file).
+    docs_collection: Optional[str]
 
-    @property
-    def docs_collection_name(self) -> str:
-        """The doc chunks' collection: ``docs_collection``, or ``<collection>_docs`` when it is omitted."""
-        return f"{self.collection}_docs" if self.docs_collection is None else self.docs_collection
+    def __post_init__(self) -> None:
+        if self.docs_collection is None:
+            object.__setattr__(self, "docs_collection", f"{self.collection}_docs")
 
 
 @dataclass(frozen=True)
@@ -87,15 +91,11 @@ class WorkerConfig:
     worker (indexing yields the cores to requests) and the local embedder's ONNX threads per pool process."""
 
     broker_url: str = DEFAULT_BROKER_URL
-    outbox_lease_seconds: Optional[float] = None  # omitted: DEFAULT_OUTBOX_LEASE_SECONDS
+    outbox_lease_seconds: float = DEFAULT_OUTBOX_LEASE_SECONDS
     concurrency: AutoInt = AUTO
     prefetch_multiplier: int = DEFAULT_WORKER_PREFETCH
     nice: int = DEFAULT_WORKER_NICE
     embed_threads: AutoInt = AUTO
-
-    @property
-    def lease_seconds(self) -> float:
-        return DEFAULT_OUTBOX_LEASE_SECONDS if self.outbox_lease_seconds is None else self.outbox_lease_seconds
 
 
 @dataclass(frozen=True)
@@ -328,7 +328,8 @@ class McpConfig:
     tenant_id: str
     project_id: str
     agent_id: str
-    read_profile: Optional[str]
+    # Spec v2 section 1, [mcp]: "read_profile ... Optional. Default is private_plus_project."
+    read_profile: str = field(default="private_plus_project", kw_only=True)
     # Not in the spec: with security.auth_mode = "static_keys", the token_id of the security.auth_keys entry
     # whose token elf-mcp sends as `Authorization: Bearer <token>`.
     auth_token_id: Optional[str]
@@ -342,11 +343,7 @@ class DocsConfig:
     """The Doc Extension (doc-extension-v1): omitted or disabled, its endpoints answer 403 DOCS_DISABLED."""
 
     enabled: bool
-    max_doc_bytes: Optional[int]  # omitted: 4 MiB (the body limit of /v2/docs is 4 MiB too)
-
-    @property
-    def doc_bytes_limit(self) -> int:
-        return DEFAULT_MAX_DOC_BYTES if self.max_doc_bytes is None else self.max_doc_bytes
+    max_doc_bytes: int = DEFAULT_MAX_DOC_BYTES  # the body limit of /v2/docs is 4 MiB too
 
 
 DEFAULT_INFERRED_MIN_CONFIDENCE = 0.8
@@ -357,12 +354,7 @@ class CoreMemoryConfig:
     """Core memory (core-memory-markdown): omitted, the defaults below apply."""
 
     # An utterance classified below this confidence is staged as pending instead of written (section 6 rule 2).
-    inferred_min_confidence: Optional[float]
-
-    @property
-    def min_confidence(self) -> float:
-        c = self.inferred_min_confidence
-        return DEFAULT_INFERRED_MIN_CONFIDENCE if c is None else c
+    inferred_min_confidence: float = DEFAULT_INFERRED_MIN_CONFIDENCE
 
 
 DEFAULT_BUNDLE_RETENTION_DAYS = 7
@@ -373,12 +365,7 @@ class AcbConfig:
     """The event log and Active Context Bundles (agent-memory-acb-prd): omitted, the defaults below apply."""
 
     # Built bundles (acb_bundles, kept for the operators) older than this are deleted; events are never deleted.
-    bundle_retention_days: Optional[int]
-
-    @property
-    def retention_days(self) -> int:
-        d = self.bundle_retention_days
-        return DEFAULT_BUNDLE_RETENTION_DAYS if d is None else d
+    bundle_retention_days: int = DEFAULT_BUNDLE_RETENTION_DAYS
 
 
 @dataclass(frozen=True)
@@ -399,8 +386,9 @@ class ElfConfig:
     context: Optional[ContextConfig]
     mcp: Optional[McpConfig]
     docs: Optional[DocsConfig]
-    core_memory: Optional[CoreMemoryConfig] = None
-    acb: Optional[AcbConfig] = None
+    # Not in the template: omitted, every key of the table takes its default.
+    core_memory: CoreMemoryConfig = field(default_factory=CoreMemoryConfig, kw_only=True)
+    acb: AcbConfig = field(default_factory=AcbConfig, kw_only=True)
     # Absolute path of the file this was loaded from; relative paths in the file resolve against its folder.
     source_path: str = ""
 
@@ -408,14 +396,6 @@ class ElfConfig:
     def embedding_version(self) -> str:
         e = self.providers.embedding
         return f"{e.provider_id}:{e.model}:{self.storage.qdrant.vector_dim}"
-
-    @property
-    def inferred_min_confidence(self) -> float:
-        return DEFAULT_INFERRED_MIN_CONFIDENCE if self.core_memory is None else self.core_memory.min_confidence
-
-    @property
-    def bundle_retention_days(self) -> int:
-        return DEFAULT_BUNDLE_RETENTION_DAYS if self.acb is None else self.acb.retention_days
 
     @property
     def encryption_key_path(self) -> str:

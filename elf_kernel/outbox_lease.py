@@ -36,7 +36,7 @@ PENDING, DONE, FAILED = "PENDING", "DONE", "FAILED"
 
 def lease_seconds() -> float:
     """How long a claim holds a row (worker.outbox_lease_seconds)."""
-    return get_config().worker.lease_seconds
+    return get_config().worker.outbox_lease_seconds
 
 
 def backoff_seconds(attempts: int) -> float:

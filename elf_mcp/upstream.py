@@ -14,8 +14,6 @@ from typing import Any
 from elf_config import ElfConfig
 from elf_domain.context_headers import AGENT, PROJECT, READ_PROFILE, TENANT
 
-# Spec v2 section 1, [mcp]: "read_profile ... Optional. Default is private_plus_project."
-DEFAULT_READ_PROFILE = "private_plus_project"
 AUTH_OFF, AUTH_STATIC_KEYS = "off", "static_keys"
 
 
@@ -53,7 +51,7 @@ def upstream_from_config(cfg: ElfConfig) -> Upstream:
             f"elf-mcp needs an [mcp] section in {cfg.source_path}: tenant_id, project_id and agent_id (the "
             "context it acts in) and optionally read_profile (default private_plus_project)."
         )
-    read_profile = m.read_profile or DEFAULT_READ_PROFILE
+    read_profile = m.read_profile  # private_plus_project when the config omits it (elf_config.schema)
     token, admin_reason = _auth(cfg, read_profile)
     return Upstream(
         public_url=f"http://{cfg.service.http_bind}", admin_url=f"http://{cfg.service.admin_bind}",

@@ -264,7 +264,7 @@ class ServiceFactory:
             s.stop()
             s.fake.stop()
             client = QdrantClient(url=s.cfg.storage.qdrant.url, timeout=10)
-            for name in (s.cfg.storage.qdrant.collection, s.cfg.storage.qdrant.docs_collection_name):
+            for name in (s.cfg.storage.qdrant.collection, s.cfg.storage.qdrant.docs_collection):
                 if client.collection_exists(name):
                     client.delete_collection(name)
             client.close()

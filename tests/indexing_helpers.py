@@ -265,7 +265,7 @@ def doc_points(s: ServiceSet, doc_id: uuid.UUID, with_vectors: bool = False) -> 
     client = qdrant(s)
     try:
         flt = models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchValue(value=str(doc_id)))])
-        points, _ = client.scroll(s.cfg.storage.qdrant.docs_collection_name, scroll_filter=flt, limit=1000,
+        points, _ = client.scroll(s.cfg.storage.qdrant.docs_collection, scroll_filter=flt, limit=1000,
                                   with_payload=True, with_vectors=with_vectors)
         return sorted(points, key=lambda p: p.payload["chunk_index"])
     finally:

@@ -182,6 +182,42 @@ def test_optional_keys_may_be_omitted(tmp_path, key):
     assert cfg.storage.qdrant.vector_dim == 384
 
 
+# One attribute per key: an omitted key holds its documented default itself (no second property resolves it).
+OMITTED_DEFAULTS = {
+    "storage.qdrant.docs_collection": "mem_notes_v2_docs",
+    "worker.outbox_lease_seconds": 30.0,
+    "docs.max_doc_bytes": 4 * 1024 * 1024,
+    "core_memory.inferred_min_confidence": 0.8,
+    "acb.bundle_retention_days": 7,
+    "mcp.read_profile": "private_plus_project",
+}
+
+
+def _attr(cfg, dotted: str):
+    for name in dotted.split("."):
+        cfg = getattr(cfg, name)
+    return cfg
+
+
+@pytest.mark.parametrize("key", sorted(OMITTED_DEFAULTS))
+def test_an_omitted_key_holds_its_default(tmp_path, key):
+    *table, leaf = key.split(".")
+    data = copy.deepcopy(EXAMPLE)
+    node = data
+    for name in table:
+        node = node[name]
+    node.pop(leaf, None)
+    assert _attr(load_config(_write(tmp_path, data)), key) == OMITTED_DEFAULTS[key]
+
+
+@pytest.mark.parametrize("table", ["core_memory", "acb"])
+def test_an_omitted_table_holds_its_defaults(tmp_path, table):
+    cfg = load_config(_write(tmp_path, _set(EXAMPLE, table, DELETE)))
+    for key, default in OMITTED_DEFAULTS.items():
+        if key.startswith(f"{table}."):
+            assert _attr(cfg, key) == default
+
+
 def test_ranking_formula_is_rank_blend_when_omitted(tmp_path):
     assert load_config(_write(tmp_path, _set(EXAMPLE, "ranking.formula", DELETE))).ranking.formula == "rank_blend"
     chosen = load_config(_write(tmp_path, _set(EXAMPLE, "ranking.formula", "spec_additive")))
@@ -191,7 +227,7 @@ def test_ranking_formula_is_rank_blend_when_omitted(tmp_path):
 def test_example_loads_and_is_frozen():
     cfg = load_config(REPO / "elf.toml.example")
     assert cfg.embedding_version == "local:all-MiniLM-L6-v2-qint8:384"
-    assert cfg.storage.qdrant.docs_collection_name == "mem_notes_v2_docs"
+    assert cfg.storage.qdrant.docs_collection == "mem_notes_v2_docs"
     with pytest.raises(Exception):
         cfg.memory.top_k = 3  # type: ignore[misc]
     assert os.path.isabs(cfg.resolve_path(cfg.stack.data_dir))

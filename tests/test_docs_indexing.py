@@ -95,7 +95,7 @@ def test_upsert_indexes_every_chunk_with_the_design_payload(svc) -> None:
     client = qdrant(svc)
     try:
         hits = client.query_points(
-            svc.cfg.storage.qdrant.docs_collection_name, query=bm25.embed_query("rollbacks approval on-call"),
+            svc.cfg.storage.qdrant.docs_collection, query=bm25.embed_query("rollbacks approval on-call"),
             using=SPARSE_VECTOR, limit=3,
             query_filter=models.Filter(must=[models.FieldCondition(key="doc_id",
                                                                    match=models.MatchValue(value=str(doc_id)))]),
@@ -209,8 +209,8 @@ def _active_doc_chunks(svc) -> list:
 def _drop_docs_collection(svc) -> None:
     client = qdrant(svc)
     try:
-        client.delete_collection(svc.cfg.storage.qdrant.docs_collection_name)
-        assert not client.collection_exists(svc.cfg.storage.qdrant.docs_collection_name)
+        client.delete_collection(svc.cfg.storage.qdrant.docs_collection)
+        assert not client.collection_exists(svc.cfg.storage.qdrant.docs_collection)
     finally:
         client.close()
 
@@ -254,7 +254,7 @@ def test_manage_py_rebuild_reports_docs_missing_vectors(svc) -> None:
     assert "rebuild docs [" in proc.stderr and f"{len(active)}/{len(active)} chunks" in proc.stderr
     client = qdrant(svc)
     try:
-        restored = client.retrieve(svc.cfg.storage.qdrant.docs_collection_name, [str(c) for c in active])
+        restored = client.retrieve(svc.cfg.storage.qdrant.docs_collection, [str(c) for c in active])
     finally:
         client.close()
     assert {p.id for p in restored} == {str(c) for c in with_vector[1:]}

@@ -231,7 +231,7 @@ def test_redis_stopped_writes_succeed_and_the_sweep_processes_them_after(stack):
     for note_id, _, _ in acked.values():
         assert_indexed_once(stack, "memory_note_chunks", "note_id", note_id, stack.cfg.storage.qdrant.collection)
     for doc_id in (first, second):
-        assert_indexed_once(stack, "doc_chunks", "doc_id", doc_id, stack.cfg.storage.qdrant.docs_collection_name)
+        assert_indexed_once(stack, "doc_chunks", "doc_id", doc_id, stack.cfg.storage.qdrant.docs_collection)
     log = stack.services.workers[-1].output()  # if Celery gave up on the connection, elf-worker started again
     assert "Unrecoverable error" not in log or "restarting" in log, log[-3000:]
 
@@ -289,7 +289,7 @@ def test_worker_killed_mid_batch_loses_no_doc_index_and_no_graph_fact(stack):
     stack.services.start_worker()
     stack.wait_outboxes_done(45)
     for doc_id in docs:
-        assert_indexed_once(stack, "doc_chunks", "doc_id", doc_id, stack.cfg.storage.qdrant.docs_collection_name)
+        assert_indexed_once(stack, "doc_chunks", "doc_id", doc_id, stack.cfg.storage.qdrant.docs_collection)
     for note_id in notes.values():
         assert_indexed_once(stack, "memory_note_chunks", "note_id", note_id, stack.cfg.storage.qdrant.collection)
     assert graph_facts(stack, t) == facts_before

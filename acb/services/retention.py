@@ -27,8 +27,8 @@ class BundleRetentionReport:
 
 
 def purge_bundles(*, cfg: ElfConfig, now: datetime | None = None) -> BundleRetentionReport:
-    """Delete the bundles created before ``now - bundle_retention_days``, in batches (each its own statement)."""
-    cutoff = (now or timezone.now()) - timedelta(days=cfg.bundle_retention_days)
+    """Delete the bundles created before ``now - acb.bundle_retention_days``, in batches (each its own statement)."""
+    cutoff = (now or timezone.now()) - timedelta(days=cfg.acb.bundle_retention_days)
     deleted = 0
     with connection.cursor() as cur:
         while True:

@@ -139,5 +139,6 @@ class UtterancesView(APIView):
         data = validated(s.UtteranceBody, request.data)
         run_id = run_id_or_400(data["run_id"], "$.run_id")
         require_english([("$.text", data["text"], NATURAL)])
-        out = handle(ctx=ctx, run_id=run_id, text=data["text"], min_confidence=get_config().inferred_min_confidence)
+        min_confidence = get_config().core_memory.inferred_min_confidence
+        out = handle(ctx=ctx, run_id=run_id, text=data["text"], min_confidence=min_confidence)
         return Response(s.UtteranceOut(out.__dict__).data)

@@ -1,5 +1,5 @@
 """The doc chunks' collection as this process uses it (Doc Extension v1, "Derived index: Qdrant"): a hybrid
-collection (`dense` + `bm25`) named by ``storage.qdrant.docs_collection_name``, one point per chunk with
+collection (`dense` + `bm25`) named by ``storage.qdrant.docs_collection``, one point per chunk with
 point id = chunk_id and a payload without text (Postgres is authoritative; Qdrant may be stale).
 
 The handle is ensured once per process and again after Qdrant answers 404 (elf_infra.index.collection).
@@ -56,7 +56,7 @@ def docs_index(cfg: ElfConfig) -> DocsIndex:
     q = cfg.storage.qdrant
     dim = q.vector_dim
     return DocsIndex(collection_handle(
-        q.url, q.docs_collection_name,
+        q.url, q.docs_collection,
         lambda client, name: ensure_hybrid_collection(client, name, dim, KEYWORD_INDEXES),
         shape=(dim,),
     ))

@@ -56,8 +56,8 @@ def put_doc(*, cfg: ElfConfig, ctx: RequestContext, scope: str, title: str | Non
     """Store a document and its chunks and queue its indexing; returns the document and its chunk count."""
     _check_writable(cfg, scope, "$.scope")
     data = content.encode("utf-8")
-    if len(data) > cfg.docs.doc_bytes_limit:
-        raise DocTooLarge(f"The content is {len(data)} bytes of UTF-8; the limit is {cfg.docs.doc_bytes_limit} "
+    if len(data) > cfg.docs.max_doc_bytes:
+        raise DocTooLarge(f"The content is {len(data)} bytes of UTF-8; the limit is {cfg.docs.max_doc_bytes} "
                           "(docs.max_doc_bytes).", ["$.content"])
     try:
         chunks = chunk_document(content, target_bytes=TARGET_BYTES, overlap_bytes=OVERLAP_BYTES,

@@ -25,6 +25,7 @@ from typing import Any
 from elf_domain.vocabulary import KNOWN_SCOPES
 
 from .jsonpath import JsonPathError, member_path
+from .limits import MAX_TTL_DAYS  # add_note's bound: an extracted note asks for nothing add_note could not
 
 __all__ = [
     "MAX_TTL_DAYS",
@@ -40,9 +41,6 @@ __all__ = [
 
 REJECT_EVIDENCE_MISMATCH = "REJECT_EVIDENCE_MISMATCH"
 REJECT_WRITE_POLICY_MISMATCH = "REJECT_WRITE_POLICY_MISMATCH"
-
-# Same bound as add_note's ttl_days, so an extracted note can ask for nothing add_note could not.
-MAX_TTL_DAYS = 36500
 
 _NOTE_REQUIRED = frozenset({"type", "text", "importance", "confidence", "evidence", "reason"})
 _NOTE_NULLABLE = frozenset({"key", "ttl_days", "structured", "scope_suggestion"})

@@ -5,6 +5,17 @@ from __future__ import annotations
 
 # POST /v2/notes/ingest takes at most this many notes in one request (the API answers 400 beyond it).
 MAX_NOTES_PER_REQUEST = 100
+# A note's ttl_days (add_note, PATCH, and an extracted note's) is at most this many days.
+MAX_TTL_DAYS = 36500
+# A note's key is at most this many characters.
+MAX_NOTE_KEY_CHARS = 128
+# POST /v2/events/ingest takes at most this many messages, each of at most this many characters.
+MAX_EVENT_MESSAGES = 100
+MAX_MESSAGE_CHARS = 16000
+# A search's query is at most this many characters; top_k and candidate_k at most these.
+MAX_QUERY_CHARS = 2000
+MAX_TOP_K = 100
+MAX_CANDIDATE_K = 1024
 # An ingestion profile id (and created_by) is at most this many characters.
 MAX_PROFILE_ID_CHARS = 128
 # An ingestion profile version is a Postgres int: larger ones are a 400, not an overflow.

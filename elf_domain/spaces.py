@@ -10,6 +10,7 @@ ORG_PROJECT_ID = "__org__"  # org_shared notes and grants live under this reserv
 
 SPACE_SCOPES = {"team_shared": PROJECT_SHARED, "org_shared": ORG_SHARED}  # team_shared: public alias
 SCOPE_SPACES = {scope: space for space, scope in SPACE_SCOPES.items()}
+SCOPE_ALIASES = {"team_shared": PROJECT_SHARED}  # a request's scope may name project_shared by its public alias
 
 
 def home_project(project_id: str, scope: str) -> str:

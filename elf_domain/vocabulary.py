@@ -37,5 +37,7 @@ MEMORY_TYPES = tuple(t.value for t in NoteType)
 KNOWN_SCOPES = tuple(s.value for s in Scope)
 READ_PROFILES = ("private_only", "private_plus_project", "all_scopes")
 SEARCH_MODES = ("quick_find", "planned_search")
+# The op of a note result (the OpenAPI enum OpEnum is pinned to it in settings).
+NOTE_OPS = ("ADD", "UPDATE", "NONE", "DELETE", "REJECTED")
 # ranking.formula: the supplement's rank blend (the default) or the spec's additive score (v2 section 13 step 15).
 RANK_BLEND, SPEC_ADDITIVE = RANKING_FORMULAS = ("rank_blend", "spec_additive")

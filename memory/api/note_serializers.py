@@ -7,7 +7,9 @@ from datetime import timezone as dt_timezone
 
 from rest_framework import serializers
 
-from elf_domain.limits import MAX_NOTES_PER_REQUEST, MAX_SOURCE_REF_BYTES
+from elf_domain.limits import MAX_NOTE_KEY_CHARS, MAX_NOTES_PER_REQUEST, MAX_SOURCE_REF_BYTES, MAX_TTL_DAYS
+from elf_domain.spaces import SCOPE_ALIASES
+from elf_domain.vocabulary import NOTE_OPS  # settings pins the OpenAPI enum OpEnum to it (by this module's name)
 from elf_kernel.api.fraction import FractionField
 from elf_kernel.api.json_object import JSONObjectField
 from elf_kernel.api.schema_docs import error_responses
@@ -15,18 +17,12 @@ from elf_kernel.api.strict import StrictSerializer
 
 from ..domain.note_context import MAX_CONTEXT_CHARS
 
-MAX_TTL_DAYS = 36500
-MAX_KEY_CHARS = 128
-SCOPE_ALIASES = {"team_shared": "project_shared"}
-
 
 # Error statuses of the operations that change one owned note, beyond ERROR_RESPONSES.
 NOTE_CHANGE_ERRORS = error_responses({409: "The note is not active (NOTE_NOT_ACTIVE)"})
 NOTE_MOVE_ERRORS = error_responses({409: "The note is not active (NOTE_NOT_ACTIVE), or the owner already has an active "
                                          "note with its key in the target space (NOTE_KEY_CONFLICT)"})
 
-# The op of a note result (a named constant: the OpenAPI enum is pinned to it in settings).
-NOTE_OPS = ("ADD", "UPDATE", "NONE", "DELETE", "REJECTED")
 
 class EntitySerializer(StrictSerializer):
     canonical = serializers.CharField(allow_null=True, required=False)
@@ -76,7 +72,7 @@ class StructuredSerializer(StrictSerializer):
 
 class NoteInSerializer(StrictSerializer):
     type = serializers.CharField(help_text="preference|constraint|decision|profile|fact|plan")
-    key = serializers.CharField(allow_null=True, required=False, max_length=MAX_KEY_CHARS)
+    key = serializers.CharField(allow_null=True, required=False, max_length=MAX_NOTE_KEY_CHARS)
     text = serializers.CharField(allow_blank=True, trim_whitespace=False)
     importance = FractionField()
     confidence = FractionField()

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from elf_domain.limits import MAX_CANDIDATE_K, MAX_QUERY_CHARS, MAX_TOP_K
 from elf_domain.vocabulary import SEARCH_MODES
-
 from elf_kernel.api.strict import StrictSerializer
-
-MAX_QUERY_CHARS = 2000
-MAX_TOP_K = 100
-MAX_CANDIDATE_K = 1024
 
 
 class SearchBodySerializer(StrictSerializer):

@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from elf_domain.jsonpath import JsonPathError
+from elf_domain.limits import MAX_CANDIDATE_K
 
 __all__ = [
     "FIELDS",
@@ -73,7 +74,6 @@ __all__ = [
 
 FILTER_SCHEMA = "search_filter_expr/v1"
 FILTER_IMPACT_SCHEMA = "search_filter_impact/v1"
-MAX_CANDIDATE_K = 1024
 MAX_DEPTH = 8
 MAX_NODES = 128
 MAX_IN_VALUES = 128

@@ -13,6 +13,6 @@ class ElfProjectConfig(AppConfig):
         configure(get_config())
         # Extension points composed here, so the apps below never import the ones above them.
         from graph.services.facts import record_note_graph
-        from memory.services.note_hooks import register_note_write_hook
+        from memory.services.add_note.note_write_hooks import register_note_write_hook
 
         register_note_write_hook(record_note_graph)

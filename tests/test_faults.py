@@ -256,7 +256,7 @@ def test_worker_killed_mid_batch_loses_no_doc_index_and_no_graph_fact(stack):
     """Docs are indexed through their own outbox (doc_indexing_outbox): a worker SIGKILLed while it embeds a batch
     of documents leaves leased rows that the next worker takes over once the lease runs out; each document ends
     up indexed exactly once. Graph facts are not asynchronous: they are written in the note's own transaction
-    (memory.services.ingest -> the graph note hook), so an acknowledged note has its facts before any worker
+    (memory.services.add_note -> the graph note hook), so an acknowledged note has its facts before any worker
     runs, and the kill must not cost one of them, nor the note's own indexing."""
     t = tenant()
     notes = {}

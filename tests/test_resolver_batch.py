@@ -1,7 +1,7 @@
-"""The request's resolver reads (memory.services.resolver_batch): one statement for all key-less notes of a
-batch, corrected in Python by the request's own writes, must decide every note exactly as the per-note query
-does (each note sent in a request of its own), including notes that duplicate or update notes written
-earlier in the same request. Real Postgres; the embedder is a fake with chosen vectors."""
+"""The request's resolver reads (memory.services.add_note.resolver_reads_batched): one statement for all key-less notes
+of a batch, corrected in Python by the request's own writes, must decide every note exactly as the per-note query
+does (each note sent in a request of its own), including notes that duplicate or update notes written earlier in the
+same request. Real Postgres; the embedder is a fake with chosen vectors."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from elf_kernel.context import RequestContext
-from memory.services.ingest import NoteInput, ingest_notes
+from memory.services.add_note import NoteInput, ingest_notes
 
 pytestmark = pytest.mark.django_db
 DIM = 384

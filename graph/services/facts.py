@@ -30,7 +30,7 @@ from django.utils import timezone
 from elf_domain.vocabulary import Scope
 from elf_kernel.locks import advisory_xact_lock, lock_class
 from memory.models import NoteOp
-from memory.services.note_hooks import NoteWritten
+from memory.services.add_note.note_write_hooks import NoteWritten
 
 from ..domain.rules import Cardinality, PredicateStatus, may_supersede
 from ..models import GraphEntity, GraphFact, GraphFactEvidence, GraphFactSupersession, GraphPredicate

@@ -9,7 +9,7 @@ from django.utils import timezone
 from elf_kernel.context import RequestContext
 
 from elf_domain.spaces import ORG_PROJECT_ID
-from .models import GranteeKind, MemoryNote, MemorySpaceGrant, NoteStatus, Scope
+from ..models import GranteeKind, MemoryNote, MemorySpaceGrant, NoteStatus, Scope
 
 SHARED_SCOPES = (Scope.PROJECT_SHARED, Scope.ORG_SHARED)
 

@@ -11,22 +11,26 @@ that is rolled back, so its results are the would-be ops and nothing persists.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db import transaction
 
-from elf_infra.providers.errors import ProviderError
-from elf_infra.providers.factory import build_profile_extractor
 from elf_config import ElfConfig
-from elf_kernel.context import RequestContext
-from elf_kernel.errors import ElfError
-
 from elf_domain.evidence import check_evidence, validate_candidates
 from elf_domain.secrets import redact_secrets
 from elf_domain.spaces import scope_writable
+from elf_infra.providers.errors import ProviderError
+from elf_infra.providers.factory import build_embedding, build_profile_extractor
+from elf_kernel.api.english_fields import IDENTIFIER, NATURAL
+from elf_kernel.context import RequestContext
+from elf_kernel.errors import ElfError
+
 from ..models import Pipeline, Scope
-from .ingest import NoteInput, NoteResult, ingest_notes, reject_note
+from .add_note import NoteInput, NoteResult, ingest_notes, reject_note
+from .ingestion_profiles import resolve_profile
+from .write_policy_then_gate import NO_POLICY, PolicyInput, apply_write_policies_then_gate
 
 REJECT_INVALID_CANDIDATE = "REJECT_INVALID_CANDIDATE"
 REJECT_MAX_NOTES = "REJECT_MAX_NOTES"
@@ -74,6 +78,29 @@ def _source_ref(candidate, messages: list[EventMessage]) -> dict[str, Any]:
         evidence.append({"message_index": ev.message_index, "quote": ev.quote, "msg_id": m.msg_id, "ts": m.ts})
     return {"schema": "source_ref/v1", "resolver": EVENT_RESOLVER, "ref": {"pipeline": "add_event"},
             "locator": {"evidence": evidence}}
+
+
+def add_event(*, cfg: ElfConfig, ctx: RequestContext, scope: str | None, messages: Sequence[Mapping[str, Any]],
+              dry_run: bool, ingestion_profile: Mapping[str, Any] | None, embedder=None) -> EventOutcome:
+    """add_event's entry point, the one every route calls (POST /v2/events/ingest, the deprecated
+    POST /v1/memory/add_event, and elf-mcp's tools through them), from the request's validated messages (role,
+    content, ts, msg_id, write_policy; the optional ones may be absent): each message's write_policy first, then
+    the English gate over the contents as the policies left them, the msg_ids and the scope, then the ingestion
+    profile (the requested one, else the project's default, else the built-in one) and the one extractor call
+    (``ingest_event``). So an invalid request never reaches the extractor."""
+    policed = apply_write_policies_then_gate(
+        [PolicyInput(m["content"], m.get("write_policy", NO_POLICY), f"$.messages[{i}].write_policy")
+         for i, m in enumerate(messages)],
+        lambda texts: [(f"$.messages[{i}].content", text, NATURAL) for i, text in enumerate(texts)]
+        + [(f"$.messages[{i}].msg_id", m["msg_id"], IDENTIFIER) for i, m in enumerate(messages) if m.get("msg_id")]
+        + ([("$.scope", scope, IDENTIFIER)] if scope else []),
+    )
+    inputs = [EventMessage(role=m["role"], original=m["content"], content=p.text, audit=p.audit, ts=m.get("ts"),
+                           msg_id=m.get("msg_id")) for m, p in zip(messages, policed)]
+    # a scope outside scopes.allowed is REJECT_SCOPE_DENIED per note, as in add_note
+    profile = resolve_profile(ctx, ingestion_profile)
+    return ingest_event(cfg=cfg, ctx=ctx, scope=scope, messages=inputs, dry_run=dry_run, resolved_profile=profile,
+                        embedder=embedder if embedder is not None else build_embedding(cfg))
 
 
 def ingest_event(*, cfg: ElfConfig, ctx: RequestContext, scope: str | None, messages: list[EventMessage],

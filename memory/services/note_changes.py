@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from elf_config import ElfConfig
+from elf_kernel.api.english_fields import NATURAL, require_english
 from elf_kernel.context import RequestContext
 from elf_kernel.errors import ElfError, InvalidRequest, NotFound, ScopeDenied
 
@@ -34,10 +35,24 @@ def owned_for_update(ctx: RequestContext, note_id) -> MemoryNote:
     raise NotFound("Note not found.", ["$.note_id"])
 
 
-@transaction.atomic
+PATCHABLE = ("text", "importance", "confidence", "ttl_days")
+
+
 def patch_note(*, cfg: ElfConfig, ctx: RequestContext, note_id, text=UNSET, importance=UNSET, confidence=UNSET,
                ttl_days=UNSET, actor: str | None = None) -> dict:
-    """Apply the given fields. ttl_days omitted keeps expires_at; <= 0 applies the type's default TTL."""
+    """Change an owned note, the entry point every route calls (PATCH /v2/notes/{note_id}, the deprecated
+    POST /v1/memory/update, and elf-mcp's tools through them): a given text meets the English gate, then the
+    given fields (``PATCHABLE``; an omitted one is UNSET and stays) are applied. ttl_days omitted keeps
+    expires_at; <= 0 applies the type's default TTL."""
+    if text is not UNSET:
+        require_english([("$.text", text, NATURAL)])
+    return _patch(cfg=cfg, ctx=ctx, note_id=note_id, text=text, importance=importance, confidence=confidence,
+                  ttl_days=ttl_days, actor=actor)
+
+
+@transaction.atomic
+def _patch(*, cfg: ElfConfig, ctx: RequestContext, note_id, text, importance, confidence, ttl_days,
+           actor: str | None) -> dict:
     note = owned_for_update(ctx, note_id)
     if note.status != NoteStatus.ACTIVE:
         raise NoteNotActive(f"Note is {note.status}; only active notes can be changed.", ["$.note_id"])

@@ -11,22 +11,15 @@ from rest_framework.views import APIView
 
 from elf_domain.context_headers import READ_PROFILE
 from elf_domain.vocabulary import READ_PROFILES
-from elf_kernel.api.english_fields import NATURAL, require_english
 from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
 from elf_kernel.api.validation import validated
-from elf_kernel.context import RequestContext, context_from_request
-from elf_kernel.errors import InvalidRequest
+from elf_kernel.context import context_from_request
 from elf_kernel.runtime import get_config
-from docs_ext.services.excerpts import hydrate_pointer
-from memory.api.notes_views import note_to_dict
-from memory.selectors import readable_notes
-from memory.services.hits import record_hits
-from memory.services.note_fields import fields_of
 
-from ..domain import search_filter
 from ..services import sessions
-from ..services.pipeline import SearchOutcome, SearchRequest
+from ..services.pipeline import SearchOutcome
 from ..services.search import search
+from ..services.session_notes import session_notes
 from . import serializers as s
 
 READ_PROFILE_HEADER = [OpenApiParameter(READ_PROFILE, str, OpenApiParameter.HEADER, required=True,
@@ -34,38 +27,15 @@ READ_PROFILE_HEADER = [OpenApiParameter(READ_PROFILE, str, OpenApiParameter.HEAD
 
 
 def _search(request, serializer_cls, *, record_hits: bool | None, open_session: bool = False) -> SearchOutcome:
-    """Validate, gate and run one search (record_hits None: from the body); the search service enqueues its trace
-    (and opens the session when ``open_session``)."""
+    """Validate one search body and run the search use case as the request's context (record_hits None: from the
+    body); the search service gates it, enqueues its trace (and opens the session when ``open_session``)."""
     ctx = context_from_request(request, require_read_profile=True)
     data = validated(serializer_cls, request.data)
-    _, out = search_body(ctx, data, record_hits=record_hits, open_session=open_session)
-    return out
-
-
-def search_body(ctx: RequestContext, data: dict, *, record_hits: bool | None,
-                open_session: bool = False) -> tuple[SearchRequest, SearchOutcome]:
-    """Gate and run one search from a validated body (query, top_k, candidate_k, filter, mode, as_of) in ``ctx``
-    (its read_profile set); with ``open_session`` the outcome carries the new search session. Shared by the /v2
-    search routes and the deprecated POST /v1/memory/search."""
-    require_english([("$.query", data["query"], NATURAL)])
-    if not data["query"].strip():
-        raise InvalidRequest("query must not be empty.", ["$.query"])
-    cfg = get_config()
-    expr = None
-    if "filter" in data:
-        try:
-            expr = search_filter.parse_filter(data["filter"], "$.filter")
-        except search_filter.FilterError as exc:
-            raise InvalidRequest(exc.message, [exc.path]) from None
-    top_k = data.get("top_k", cfg.memory.top_k)
-    req = SearchRequest(
-        query=data["query"].strip(), read_profile=ctx.read_profile, top_k=top_k,
-        candidate_k=max(data.get("candidate_k", cfg.memory.candidate_k), top_k),
-        mode=data.get("mode", cfg.search.default_mode), filter_expr=expr, filter_raw=data.get("filter"),
-        record_hits=data.get("record_hits", False) if record_hits is None else record_hits,
-        as_of=data.get("as_of"),
-    )
-    return req, search(cfg=cfg, ctx=ctx, req=req, open_session=open_session)
+    if record_hits is None:
+        record_hits = data.get("record_hits", False)
+    return search(cfg=get_config(), ctx=ctx, query=data["query"], top_k=data.get("top_k"),
+                  candidate_k=data.get("candidate_k"), filter_raw=data.get("filter"), mode=data.get("mode"),
+                  as_of=data.get("as_of"), record_hits=record_hits, open_session=open_session)
 
 
 def _timed(response: Response, out: SearchOutcome, started: float) -> Response:
@@ -125,31 +95,9 @@ class SearchNotesView(APIView):
     def post(self, request, search_id):
         ctx = context_from_request(request)
         data = validated(s.SessionNotesBodySerializer, request.data)
-        session = sessions.get_session(ctx, search_id, touch=True)
-        live = {i["note_id"] for i in sessions.live_items(ctx, session)}
-        in_session = {i["note_id"] for i in session.items}
-        wanted = [str(n) for n in data["note_ids"]]
-        notes = {str(n.note_id): n for n in readable_notes(ctx).filter(note_id__in=[w for w in wanted if w in live])}
-        structured = fields_of(n.note_id for n in notes.values())
-        results = []
-        for nid in wanted:
-            if nid in notes:
-                results.append({"note_id": nid, "note": note_to_dict(notes[nid], structured.get(notes[nid].note_id)),
-                                "error": None})
-            else:
-                code = "NOT_IN_SESSION" if nid not in in_session else "NOTE_UNAVAILABLE"
-                results.append({"note_id": nid, "note": None, "error": {"error_code": code}})
-        if data["include_source_excerpts"]:
-            docs_on = get_config().docs_enabled
-            for item in results:
-                if item["note"] is not None:
-                    item["source_excerpt"] = hydrate_pointer(docs_enabled=docs_on, ctx=ctx,
-                                                             pointer=notes[item["note_id"]].source_ref)
-        if data["record_hits"] and notes:
-            scores = {i["note_id"]: i["final_score"] for i in session.items}
-            record_hits(session.query, [(notes[n].note_id, None, scores[n]) for n in wanted if n in notes])
-        return Response({"search_id": str(session.search_id), "expires_at": session.expires_at.isoformat(),
-                         "results": results})
+        return Response(session_notes(cfg=get_config(), ctx=ctx, search_id=search_id, note_ids=data["note_ids"],
+                                      record_hits=data["record_hits"],
+                                      include_source_excerpts=data["include_source_excerpts"]))
 
 
 class RawSearchView(APIView):

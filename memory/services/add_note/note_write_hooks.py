@@ -4,8 +4,8 @@ Memory does not import the apps built on top of it; the composition root registe
 (``elf_project.apps``). Graph memory is one: it turns ``structured.relations`` into facts with the note as
 evidence. A hook runs only for a note the policy stage remembered or updated (never for ignored or rejected
 notes), in the note's transaction, so the note and its side effects commit or roll back together. It runs
-once the note's row exists: for new notes written together (``pending_notes``), when they are inserted,
-in input order and before any later note's hook.
+once the note's row exists: for new notes written together (``write_new_notes_together``), when they are
+inserted, in input order and before any later note's hook.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from datetime import datetime
 
 from elf_kernel.context import RequestContext
 
-from ..models import MemoryNote
+from ...models import MemoryNote
 
 
 @dataclass(frozen=True)

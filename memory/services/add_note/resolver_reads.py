@@ -17,15 +17,15 @@ from django.utils import timezone
 from elf_config import ElfConfig
 from elf_kernel.context import RequestContext
 
-from ..domain import ttl, update_resolver
-from ..indexing.chunks import vector_text
-from ..models import MemoryNote, NoteStatus
+from ...domain import ttl, update_resolver
+from ...indexing.chunks import vector_text
+from ...models import MemoryNote, NoteStatus
 
 
 def group_where(type_condition: str) -> str:
     """The group's condition on ``memory_notes n``: the active notes of the caller's tenant, project, agent and
     scope, unexpired at ``%(now)s``, whose type meets ``type_condition`` (one type here, a request's types in
-    ``resolver_batch``)."""
+    ``resolver_reads_batched``)."""
     return ("n.tenant_id = %(tenant)s AND n.project_id = %(project)s AND n.agent_id = %(agent)s "
             f"AND n.scope = %(scope)s AND {type_condition} AND n.status = %(active)s "
             "AND (n.expires_at IS NULL OR n.expires_at > %(now)s)")

@@ -1,6 +1,6 @@
 """The UpdateResolver reads of a whole request (spec v2 section 9): one statement for all its key-less notes.
 
-``resolver_lookup.lookup`` reads the group of one note in one statement; a batch of 50 key-less notes made
+``resolver_reads.lookup`` reads the group of one note in one statement; a batch of 50 key-less notes made
 50 of them, each scanning its group's pooled vectors again. ``RequestLookups`` reads, right after the
 request's group locks and before its first note, every key-less note's answer against the groups as they
 were before the request (the first note with the identical text, the nearest pooled vector), in one
@@ -28,10 +28,10 @@ from django.utils import timezone
 from elf_config import ElfConfig
 from elf_kernel.context import RequestContext
 
-from ..domain import update_resolver
-from ..indexing.chunks import vector_text
-from ..models import NoteStatus
-from .resolver_lookup import group_where, lookup
+from ...domain import update_resolver
+from ...indexing.chunks import vector_text
+from ...models import NoteStatus
+from .resolver_reads import group_where, lookup
 
 _BATCH = f"""
 WITH q AS MATERIALIZED (

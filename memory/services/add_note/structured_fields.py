@@ -1,8 +1,9 @@
-"""Structured fields of a note (structured.summary/facts/concepts) in memory_note_fields."""
+"""add_note's step for a note's structured fields (structured.summary/facts/concepts): they replace the ones in
+memory_note_fields, in the note's transaction (reading them back is memory.selectors.notes.fields_of)."""
 
 from __future__ import annotations
 
-from ..models import FieldKind, MemoryNote, MemoryNoteField
+from ...models import FieldKind, MemoryNote, MemoryNoteField
 
 
 def field_items(structured: dict | None) -> list[tuple[str, int, str]]:
@@ -27,14 +28,3 @@ def replace_fields(note: MemoryNote, structured: dict | None) -> int:
     )
     return len(rows)
 
-
-def fields_of(note_ids) -> dict:
-    """{note_id: {"summary": str|None, "facts": [...], "concepts": [...]}} for the given notes."""
-    out: dict = {}
-    for f in MemoryNoteField.objects.filter(note_id__in=list(note_ids)).order_by("field_kind", "item_index"):
-        entry = out.setdefault(f.note_id, {"summary": None, "facts": [], "concepts": []})
-        if f.field_kind == FieldKind.SUMMARY:
-            entry["summary"] = f.text
-        else:
-            entry["facts" if f.field_kind == FieldKind.FACT else "concepts"].append(f.text)
-    return out

@@ -17,10 +17,10 @@ from django.db.models import Model
 
 from elf_domain.chunking import Chunk
 
-from ..indexing.chunks import new_single_chunks_cte
-from ..models import MemoryNote
-from .note_hooks import NoteWritten, run_note_write_hooks
-from .rows_together import insert_together
+from ...indexing.chunks import new_single_chunks_cte
+from ...models import MemoryNote
+from .note_write_hooks import NoteWritten, run_note_write_hooks
+from .insert_rows_together import insert_together
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,12 @@ from memory.api.ingestion_profile_views import (
 )
 from traces.api.views import RecentTracesView, TraceBundleView, TraceItemView, TrajectoryView, TraceView
 from search.api.views import RawSearchView
+from v1_adapter.urls import admin_patterns as v1_admin_patterns
 
 from .api.admin_rebuild import QdrantRebuildView
 from .api.context_view import ContextView
 from .api.metrics_view import metrics_view
-from .api.v1_admin_views import V1RebuildQdrantView
+from .rebuild import rebuild_all
 from .urls_common import common_patterns
 
 urlpatterns = common_patterns(__name__) + [
@@ -25,7 +26,7 @@ urlpatterns = common_patterns(__name__) + [
     path("metrics", metrics_view, name="metrics"),  # Prometheus; never on the public bind
     path("v2/context", ContextView.as_view(), name="context"),
     path("v2/admin/qdrant/rebuild", QdrantRebuildView.as_view()),
-    path("v1/admin/rebuild_qdrant", V1RebuildQdrantView.as_view()),  # deprecated v1 route (v1 section 14)
+    *v1_admin_patterns(rebuild=rebuild_all),  # the deprecated v1 route (v1 section 14)
     path("v2/admin/traces/recent", RecentTracesView.as_view()),
     path("v2/admin/traces/<uuid:trace_id>", TraceView.as_view()),
     path("v2/admin/traces/<uuid:trace_id>/bundle", TraceBundleView.as_view()),

@@ -27,16 +27,9 @@ from memory.api.note_lifecycle_views import NoteDeprecateView
 from memory.api.notes_views import NoteDetailView, NotesIngestView, NotesListView
 from memory.api.sharing_views import NotePublishView, NoteUnpublishView, SpaceGrantRevokeView, SpaceGrantsView
 from search.api.views import SearchCreateView, SearchNotesView, SearchSessionView, SearchTimelineView
+from v1_adapter import urls as v1_urls
 
 from .api.context_view import ContextView
-from .api.v1_memory_views import (
-    V1AddEventView,
-    V1AddNoteView,
-    V1DeleteView,
-    V1ListView,
-    V1SearchView,
-    V1UpdateView,
-)
 from .urls_common import common_patterns
 
 urlpatterns = common_patterns(__name__) + [
@@ -77,12 +70,8 @@ urlpatterns = common_patterns(__name__) + [
     path("v2/core-memory/runs/<str:run_id>/memory/pending/<uuid:entry_id>/reject", PendingRejectView.as_view(),
          name="core-memory-pending-reject"),
     # The deprecated v1 API (elf-memory-service-v1.md section 15): Deprecation and Link headers to the v2 route.
-    path("v1/memory/add_note", V1AddNoteView.as_view(), name="v1-add-note"),
-    path("v1/memory/add_event", V1AddEventView.as_view(), name="v1-add-event"),
-    path("v1/memory/search", V1SearchView.as_view(), name="v1-search"),
-    path("v1/memory/list", V1ListView.as_view(), name="v1-list"),
-    path("v1/memory/update", V1UpdateView.as_view(), name="v1-update"),
-    path("v1/memory/delete", V1DeleteView.as_view(), name="v1-delete"),
+    # Listed here rather than include()d, so each stays a route of this conf (its place in the OpenAPI document).
+    *v1_urls.public_patterns,
     path("api/v1/events", EventLogView.as_view(), name="acb-events"),
     path("api/v1/acb/build", BuildView.as_view(), name="acb-build"),
     path("api/v1/artifacts/<str:artifact_id>", ArtifactView.as_view(), name="acb-artifact"),

@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from elf_mcp.catalog import all_tools
-from elf_project.api.v1_deprecation import DEPRECATION
+from v1_adapter.deprecation import DEPRECATION
 from elf_project.openapi_export import build_documents
 from tests.conftest import CHAT_PATH, RERANK_PATH, mcp_call, start_elf_mcp_for
 from tests.fake_provider_server import FakeResponse, chat_completion

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from elf_kernel.api.schema_docs import ERROR_RESPONSES
 
-from .v1_english import reject_cjk
+from .english import reject_cjk
 
 # When the v1 routes were added, already deprecated in favour of v2: 2026-11-24T00:00:00Z.
 DEPRECATED_AT = datetime(2026, 11, 24, tzinfo=UTC)
@@ -42,7 +42,7 @@ def v1_schema(*, operation_id: str, summary: str, successor: str, request=None, 
 
 class DeprecatedV1View(APIView):
     """Adds the deprecation headers to every response of the view, error bodies included, and refuses CJK anywhere
-    in the request (v1 invariant I4, elf_project.api.v1_english) once the caller is authenticated."""
+    in the request (v1 invariant I4, v1_adapter.english) once the caller is authenticated."""
 
     successor = ""  # the v2 route's path
     takes_input = True  # False: the route reads no body or query string, so none is parsed for CJK either

@@ -1,14 +1,16 @@
 """The deprecated v1 memory routes on the public bind (elf-memory-service-v1.md section 15).
 
 Each is a v2 route with the caller's ids in the body (the query string for the list) and v1's response shape,
-served by the very functions the v2 views call (no second write or read path):
+served by the very use cases the v2 views call (no second write or read path), each as the caller's context
+(``identity.v1_context``):
 
-- add_note   -> memory.api.notes_views.ingest_body (POST /v2/notes/ingest)
-- add_event  -> memory.api.events_views.add_event_body (POST /v2/events/ingest)
-- search     -> search.api.views.search_body in planned_search mode (v1 section 13: expansion as configured,
+- add_note   -> memory.services.add_note.add_note (POST /v2/notes/ingest)
+- add_event  -> memory.services.events.add_event (POST /v2/events/ingest)
+- search     -> search.services.search.search in planned_search mode (v1 section 13: expansion as configured,
                 one rerank), recording hits as v1 step 13 does; the full note comes with each item
-- list       -> memory.api.notes_views.list_page (GET /v2/notes; the same page and body)
-- update     -> memory.api.notes_views.patch_body (PATCH /v2/notes/{note_id}; v1's ttl_days rules are patch's)
+- list       -> memory.selectors.notes.notes_page (GET /v2/notes; the same page and body)
+- update     -> memory.services.note_changes.patch_note (PATCH /v2/notes/{note_id}; v1's ttl_days rules are
+                patch's)
 - delete     -> memory.services.note_changes.delete_note (DELETE /v2/notes/{note_id})
 """
 
@@ -17,19 +19,24 @@ from __future__ import annotations
 from rest_framework.response import Response
 
 from elf_domain.vocabulary import SEARCH_MODES
+from elf_kernel.api.schema_docs import error_responses
 from elf_kernel.api.validation import validated
 from elf_kernel.runtime import get_config
-from memory.api.events_views import EVENT_ERRORS, add_event_body
-from memory.api.note_serializers import NOTE_CHANGE_ERRORS, NoteListResponseSerializer
-from memory.api.notes_views import ingest_body, list_page, note_to_dict, patch_body
-from memory.services.note_changes import delete_note
-from search.api.views import search_body
+from memory.selectors.notes import note_to_dict, notes_page
+from memory.services.add_note import add_note
+from memory.services.events import add_event
+from memory.services.note_changes import PATCHABLE, delete_note, patch_note
+from search.services.search import search
 
-from . import v1_serializers as s
-from .v1_context import v1_context
-from .v1_deprecation import DeprecatedV1View, v1_schema
-from .v1_english import v1_result
+from . import serializers as s
+from .deprecation import DeprecatedV1View, v1_schema
+from .english import v1_result
+from .identity import v1_context
 
+# The successors' own error statuses, beyond ERROR_RESPONSES (as POST /v2/events/ingest and PATCH
+# /v2/notes/{note_id} document them).
+EVENT_ERRORS = error_responses({502: "The extractor provider failed or answered nothing usable (EXTRACTOR_FAILED)"})
+NOTE_CHANGE_ERRORS = error_responses({409: "The note is not active (NOTE_NOT_ACTIVE)"})
 PLANNED_SEARCH = SEARCH_MODES[1]
 
 
@@ -40,7 +47,8 @@ class V1AddNoteView(DeprecatedV1View):
                successor="POST /v2/notes/ingest", request=s.V1AddNoteBody, response=s.V1AddNoteResponse)
     def post(self, request):
         data = validated(s.V1AddNoteBody, request.data)
-        results = ingest_body(v1_context(request, data), data)
+        ctx = v1_context(request, data)
+        results = add_note(cfg=get_config(), ctx=ctx, scope=data["scope"], notes=data["notes"])
         return Response(s.V1AddNoteResponse({"results": [v1_result(r.as_dict(), data) for r in results]}).data)
 
 
@@ -52,7 +60,9 @@ class V1AddEventView(DeprecatedV1View):
                errors=EVENT_ERRORS)
     def post(self, request):
         data = validated(s.V1AddEventBody, request.data)
-        outcome = add_event_body(v1_context(request, data), data)
+        ctx = v1_context(request, data)
+        outcome = add_event(cfg=get_config(), ctx=ctx, scope=data.get("scope"), messages=data["messages"],
+                            dry_run=data["dry_run"], ingestion_profile=None)  # the project's default, else built-in
         notes = outcome.extracted.get("notes") if isinstance(outcome.extracted, dict) else None
         # the results' field paths point into the extractor's output ($.extracted.notes[0].text)
         results = [v1_result(r, {"extracted": outcome.extracted}) for r in outcome.results]
@@ -68,7 +78,8 @@ class V1SearchView(DeprecatedV1View):
     def post(self, request):
         data = validated(s.V1SearchBody, request.data)
         ctx = v1_context(request, data, with_read_profile=True)
-        _, out = search_body(ctx, {**data, "mode": PLANNED_SEARCH}, record_hits=True)
+        out = search(cfg=get_config(), ctx=ctx, query=data["query"], top_k=data.get("top_k"),
+                     candidate_k=data.get("candidate_k"), mode=PLANNED_SEARCH, record_hits=True)
         items = [{**note_to_dict(i.note, None), "final_score": i.ranked.final_score} for i in out.items]
         return Response(s.V1SearchResponse({"items": items}).data)
 
@@ -77,10 +88,12 @@ class V1ListView(DeprecatedV1View):
     successor = "/v2/notes"
 
     @v1_schema(operation_id="elf_v1_memory_list", summary="list (v1): readable notes, newest first",
-               successor="GET /v2/notes", parameters=[s.V1ListQuery], response=NoteListResponseSerializer)
+               successor="GET /v2/notes", parameters=[s.V1ListQuery], response=s.NOTE_LIST_PAGE)
     def get(self, request):
         q = validated(s.V1ListQuery, request.query_params.dict(), "$.query")
-        return Response(list_page(v1_context(request, q, prefix="$.query"), q))
+        ctx = v1_context(request, q, prefix="$.query")
+        return Response(notes_page(ctx, scope=q.get("scope"), status=q["status"], note_type=q.get("type"),
+                                   limit=q["limit"], cursor=q.get("cursor")))
 
 
 class _OneNoteView(DeprecatedV1View):
@@ -100,7 +113,8 @@ class V1UpdateView(_OneNoteView):
     def post(self, request):
         data = validated(s.V1UpdateBody, request.data)
         self.note_id = data["note_id"]
-        result = patch_body(v1_context(request, data), data["note_id"], data)
+        result = patch_note(cfg=get_config(), ctx=v1_context(request, data), note_id=data["note_id"],
+                            **{name: data[name] for name in PATCHABLE if name in data})
         return Response(s.V1UpdateResponse(v1_result({"reason_code": None, **result}, data)).data)
 
 

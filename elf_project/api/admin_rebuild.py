@@ -26,7 +26,7 @@ def _counts() -> dict[str, serializers.Field]:
     }
 
 
-# The report, shared with the deprecated POST /v1/admin/rebuild_qdrant (elf_project.api.v1_admin_views).
+# The report; the deprecated POST /v1/admin/rebuild_qdrant (v1_adapter.admin_views) answers it too.
 REBUILD_REPORT = inline_serializer(
     "QdrantRebuildReport", {**_counts(), "docs": inline_serializer("DocsRebuildReport", _counts())}
 )

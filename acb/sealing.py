@@ -22,6 +22,8 @@ from contextvars import ContextVar
 from elf_kernel.crypto import LOOKALIKE, aad, cipher, is_sealed, is_sealed_bytes
 from elf_kernel.errors import InvalidRequest
 
+from .domain.vocabulary import Sensitivity
+
 PLACEHOLDER = "[encrypted: high sensitivity]"
 ENCRYPTED = "encrypted"
 ARTIFACT_FLAG = "encrypted_at_rest"
@@ -115,20 +117,20 @@ def _loaded(obj) -> dict:
 
 def open_event(e):
     d = _loaded(e)
-    if d.get("sensitivity") == "high" and "content" in d:
+    if d.get("sensitivity") == Sensitivity.HIGH and "content" in d:
         e.content = _open_json("acb_events", "content", e.tenant_id, e.event_id, d["content"], "event")
     return e
 
 
 def seal_event_values(e) -> dict:
-    if e.sensitivity != "high":
+    if e.sensitivity != Sensitivity.HIGH:
         return {}
     return {"content": seal_json("acb_events", "content", e.tenant_id, e.event_id, e.content)}
 
 
 def open_chunk(c):
     d = _loaded(c)
-    if d.get("sensitivity") == "high" and "text" in d:
+    if d.get("sensitivity") == Sensitivity.HIGH and "text" in d:
         c.text = open_text("acb_chunks", "text", c.tenant_id, c.chunk_id, d["text"], "chunk")
     return c
 
@@ -136,7 +138,7 @@ def open_chunk(c):
 def seal_chunks(rows: list) -> list:
     """Chunks of a high event with their text sealed (in place); written by bulk_create, so no save hook."""
     for c in rows:
-        if c.sensitivity == "high":
+        if c.sensitivity == Sensitivity.HIGH:
             c.text_hash = cipher().text_hash(c.text)
             c.text = cipher().seal(c.text, aad("acb_chunks", "text", c.tenant_id, c.chunk_id))
     return rows
@@ -149,7 +151,7 @@ def open_chunk_text(tenant_id: str, chunk_id: str, text: str) -> str:
 
 def open_decision(dec):
     d = _loaded(dec)
-    if d.get("sensitivity") != "high":
+    if d.get("sensitivity") != Sensitivity.HIGH:
         return dec
     for name in DECISION_TEXTS:
         if name in d:
@@ -161,7 +163,7 @@ def open_decision(dec):
 
 
 def seal_decision_values(dec) -> dict:
-    if dec.sensitivity != "high":
+    if dec.sensitivity != Sensitivity.HIGH:
         return {}
     c = cipher()
     out = {n: c.seal(getattr(dec, n), aad("acb_decisions", n, dec.tenant_id, dec.decision_id)) for n in DECISION_TEXTS}

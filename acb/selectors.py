@@ -15,7 +15,14 @@ from django.db import connection
 
 from elf_kernel.context import RequestContext
 
-from .domain.vocabulary import ALLOWED_SENSITIVITIES, CANDIDATE_POOL_MAX, VISIBLE_CHANNELS
+from .domain.vocabulary import (
+    ALLOWED_SENSITIVITIES,
+    ANY_DECISION_STATUS,
+    CANDIDATE_POOL_MAX,
+    OPEN_TASK_STATUSES,
+    VISIBLE_CHANNELS,
+    DecisionStatus,
+)
 from .models import AcbArtifact, AcbDecision, AcbEvent, AcbSession, AcbTask
 
 
@@ -198,8 +205,8 @@ def hidden_counts(view: View) -> dict[str, int]:
 
 def decisions(view: View, terms: list[str], limit: int) -> list[AcbDecision]:
     """Active decisions the view may read: matching the query first (by rank), then the newest."""
-    qs = AcbDecision.objects.filter(tenant_id=view.tenant_id, project_id=view.project_id, status="active",
-                                    channel__in=view.channels, sensitivity__in=view.sensitivities)
+    qs = AcbDecision.objects.filter(tenant_id=view.tenant_id, project_id=view.project_id,
+                                    status=DecisionStatus.ACTIVE, channel__in=view.channels, sensitivity__in=view.sensitivities)
     if not terms:
         return list(qs.order_by("-ts", "decision_id")[:limit])
     ranked = _rows(
@@ -216,14 +223,14 @@ def decisions(view: View, terms: list[str], limit: int) -> list[AcbDecision]:
 
 def session_decisions(view: View, limit: int) -> list[AcbDecision]:
     return list(AcbDecision.objects.filter(tenant_id=view.tenant_id, project_id=view.project_id,
-                                           session_id=view.session_id, status="active",
+                                           session_id=view.session_id, status=DecisionStatus.ACTIVE,
                                            channel__in=view.channels, sensitivity__in=view.sensitivities)
                 .order_by("-ts", "decision_id")[:limit])
 
 
 def open_tasks(view: View, limit: int) -> list[AcbTask]:
     """Open and doing tasks: the session's first, then the project's, newest first."""
-    qs = AcbTask.objects.filter(tenant_id=view.tenant_id, project_id=view.project_id, status__in=("open", "doing"))
+    qs = AcbTask.objects.filter(tenant_id=view.tenant_id, project_id=view.project_id, status__in=OPEN_TASK_STATUSES)
     mine = list(qs.filter(session_id=view.session_id).order_by("-ts", "task_id")[:limit])
     rest = list(qs.exclude(session_id=view.session_id).order_by("-ts", "task_id")[: max(limit - len(mine), 0)])
     return mine + rest
@@ -260,7 +267,7 @@ def query_decisions(reader: Reader, *, text: str | None, status: str, session_id
     given, then newest first."""
     qs = AcbDecision.objects.filter(tenant_id=reader.tenant_id, project_id=reader.project_id,
                                     channel__in=reader.channels, sensitivity__in=reader.sensitivities)
-    if status != "all":
+    if status != ANY_DECISION_STATUS:
         qs = qs.filter(status=status)
     if session_id:
         qs = qs.filter(session_id=session_id)

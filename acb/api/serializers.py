@@ -10,16 +10,26 @@ from elf_kernel.api.strict import StrictSerializer
 
 from ..domain.vocabulary import (
     ACTOR_TYPES,
+    ANY_DECISION_STATUS,
     CHANNELS,
     DECISION_SCOPES,
+    DECISION_STATUSES,
     KINDS,
     MAX_BUDGET,
     MIN_BUDGET,
     SENSITIVITIES,
     TASK_STATUSES,
+    Channel,
+    DecisionScope,
+    DecisionStatus,
+    EventKind,
+    Sensitivity,
+    TaskStatus,
 )
 
 MAX_TAGS, MAX_REFS, MAX_TEXT = 32, 64, 200_000
+# POST /api/v1/decisions records no secret decision (POST /api/v1/events may: its content is then withheld).
+DECISION_SENSITIVITIES = tuple(s for s in SENSITIVITIES if s != Sensitivity.SECRET)
 
 
 def ident(**kw):
@@ -56,7 +66,7 @@ class ReadQuery(StrictSerializer):
     tenant_id = ident(required=False, help_text=CALLER_HELP.format("tenant"))
     project_id = ident(required=False, help_text="the caller's project (as in a body)")
     agent_id = ident(required=False, help_text="the caller's agent (as in a body)")
-    channel = serializers.ChoiceField(choices=CHANNELS, default="private", help_text="read as a bundle of this "
+    channel = serializers.ChoiceField(choices=CHANNELS, default=Channel.PRIVATE.value, help_text="read as a bundle of this "
                                       "channel would (PRD 9.1): only its visible channels and allowed sensitivities")
 
 
@@ -64,7 +74,7 @@ class EventBody(ContextFields):
     channel = serializers.ChoiceField(choices=CHANNELS)
     actor = ActorBody()
     kind = serializers.ChoiceField(choices=KINDS)
-    sensitivity = serializers.ChoiceField(choices=SENSITIVITIES, default="none")
+    sensitivity = serializers.ChoiceField(choices=SENSITIVITIES, default=Sensitivity.NONE.value)
     tags = serializers.ListField(child=ident(), max_length=MAX_TAGS, default=list)
     content = serializers.DictField(help_text="by kind: message {text}; tool_call {tool, args}; tool_result {tool, "
                                     "output, path?, line_range?}; decision {decision, rationale[], constraints[], "
@@ -98,7 +108,7 @@ class DecisionContent(StrictSerializer):
     constraints = texts()
     alternatives = texts()
     consequences = texts()
-    scope = serializers.ChoiceField(choices=DECISION_SCOPES, default="project")
+    scope = serializers.ChoiceField(choices=DECISION_SCOPES, default=DecisionScope.PROJECT.value)
     supersedes = ident(required=False, help_text="the decision_id this one replaces")
 
 
@@ -106,7 +116,7 @@ class TaskContent(StrictSerializer):
     task_id = ident(required=False, help_text="a task of the caller's project to update (400 at task_id if it names "
                     "none); omit it to create a new task, whose id the answer gives")
     title = serializers.CharField(required=False, max_length=500)
-    status = serializers.ChoiceField(choices=TASK_STATUSES, default="open")
+    status = serializers.ChoiceField(choices=TASK_STATUSES, default=TaskStatus.OPEN.value)
     details = serializers.CharField(required=False, allow_blank=True, max_length=8000)
 
 
@@ -115,8 +125,9 @@ class ArtifactContent(StrictSerializer):
     description = serializers.CharField(required=False, max_length=4000)
 
 
-CONTENT_SHAPES = {"message": MessageContent, "tool_call": ToolCallContent, "tool_result": ToolResultContent,
-                  "decision": DecisionContent, "task_update": TaskContent, "artifact": ArtifactContent}
+CONTENT_SHAPES = {EventKind.MESSAGE: MessageContent, EventKind.TOOL_CALL: ToolCallContent,
+                  EventKind.TOOL_RESULT: ToolResultContent, EventKind.DECISION: DecisionContent,
+                  EventKind.TASK_UPDATE: TaskContent, EventKind.ARTIFACT: ArtifactContent}
 
 
 class EventOut(serializers.Serializer):
@@ -131,7 +142,7 @@ class EventOut(serializers.Serializer):
 
 
 class BuildBody(ContextFields):
-    channel = serializers.ChoiceField(choices=CHANNELS, default="private")
+    channel = serializers.ChoiceField(choices=CHANNELS, default=Channel.PRIVATE.value)
     intent = serializers.CharField(required=False, allow_null=True, max_length=200)
     query_text = serializers.CharField(required=False, allow_null=True, allow_blank=True, max_length=4000)
     max_tokens = serializers.IntegerField(min_value=MIN_BUDGET, max_value=MAX_BUDGET, default=MAX_BUDGET)
@@ -179,19 +190,19 @@ class ArtifactOut(serializers.Serializer):
 
 
 class DecisionBody(ContextFields, DecisionContent):
-    channel = serializers.ChoiceField(choices=CHANNELS, default="private")
-    sensitivity = serializers.ChoiceField(choices=("none", "low", "high"), default="none")
+    channel = serializers.ChoiceField(choices=CHANNELS, default=Channel.PRIVATE.value)
+    sensitivity = serializers.ChoiceField(choices=DECISION_SENSITIVITIES, default=Sensitivity.NONE.value)
     refs = serializers.ListField(child=ident(), max_length=MAX_REFS, default=list)
 
 
 class TaskBody(ContextFields, TaskContent):
-    channel = serializers.ChoiceField(choices=CHANNELS, default="private")
+    channel = serializers.ChoiceField(choices=CHANNELS, default=Channel.PRIVATE.value)
     refs = serializers.ListField(child=ident(), max_length=MAX_REFS, default=list)
 
 
 class DecisionsQuery(ReadQuery):
     q = serializers.CharField(required=False, max_length=1000, help_text="full-text query")
-    status = serializers.ChoiceField(choices=("active", "superseded", "all"), default="active")
+    status = serializers.ChoiceField(choices=(*DECISION_STATUSES, ANY_DECISION_STATUS), default=DecisionStatus.ACTIVE.value)
     session_id = ident(required=False)
     limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
 

@@ -7,27 +7,27 @@ import json
 import re
 
 from .tokens import estimate_tokens
-from .vocabulary import CHUNK_MAX_TOKENS
+from .vocabulary import CHUNK_MAX_TOKENS, EventKind
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 def event_text(kind: str, content: dict) -> str:
     """The text a person would read for the event."""
-    if kind == "message":
+    if kind == EventKind.MESSAGE:
         return str(content.get("text", ""))
-    if kind == "tool_call":
+    if kind == EventKind.TOOL_CALL:
         args = content.get("args", content.get("arguments", {}))
         return f"call {content.get('tool', '?')} {json.dumps(args, sort_keys=True, ensure_ascii=False)}"
-    if kind == "tool_result":
+    if kind == EventKind.TOOL_RESULT:
         head = f"{content.get('tool', 'tool')} result" + (f" for {content['path']}" if content.get("path") else "")
         return f"{head}:\n{content.get('excerpt_text', '')}"
-    if kind == "decision":
+    if kind == EventKind.DECISION:
         parts = [f"Decision: {content.get('decision', '')}"]
         parts += [f"Rationale: {r}" for r in content.get("rationale", [])]
         parts += [f"Constraint: {c}" for c in content.get("constraints", [])]
         return "\n".join(parts)
-    if kind == "task_update":
+    if kind == EventKind.TASK_UPDATE:
         return f"Task {content.get('title', '')} [{content.get('status', 'open')}]" + (
             f": {content['details']}" if content.get("details") else "")
     return str(content.get("text") or content.get("description") or "")

@@ -25,9 +25,9 @@ from ..domain.packing import Item, caps_for, pack
 from ..domain.scoring import score, scoring_provenance
 from ..domain.tokens import METHOD, estimate_tokens
 from ..domain.ids import new_id
-from ..domain.vocabulary import SCORED_MAX
+from ..domain.vocabulary import SCORED_MAX, SHARED_ONLY_CHANNELS, ActorType, SectionName, Sensitivity
 
-ACTOR = {"human": "User", "agent": "Agent", "tool": "Tool"}
+ACTOR = {ActorType.HUMAN: "User", ActorType.AGENT: "Agent", ActorType.TOOL: "Tool"}
 SHARED_NOTE_SCOPES = ("project_shared", "org_shared")
 IDENTITY_PREFIXES = ("identity.", "agent.", "user.")
 
@@ -45,23 +45,23 @@ def _decision_covers(d) -> tuple[str, ...]:
 
 def _core_memory(view: sel.View) -> dict[str, list[Item]]:
     ctx = view.ctx
-    out: dict[str, list[Item]] = {"identity": [_item(
+    out: dict[str, list[Item]] = {SectionName.IDENTITY: [_item(
         "text", f"You are agent {view.agent_id} in session {view.session_id} (project {view.project_id}).",
-        [f"view:identity.agent.{view.agent_id}"])], "rules": [], "task_state": []}
+        [f"view:identity.agent.{view.agent_id}"])], SectionName.RULES: [], SectionName.TASK_STATE: []}
     for r in resolve(ctx=ctx, keys=None, run_id=view.session_id):
         p = r.provenance
         kind, scope = p["kind"], p["scope"]
-        if view.channel in ("public", "agent") and kind == "preference":
+        if view.channel in SHARED_ONLY_CHANNELS and kind == "preference":
             continue  # PRD 9.1: a public bundle leaves preferences out
         item = _item("memory", f"{r.key}: {r.value}", [f"core:{scope}:{r.key}"], scope=scope)
         if scope == "policy" or kind in ("constraint", "instruction"):
-            out["rules"].append(item)
+            out[SectionName.RULES].append(item)
         elif scope == "session":
-            out["task_state"].append(item)
+            out[SectionName.TASK_STATE].append(item)
         elif r.key.startswith(IDENTITY_PREFIXES) or kind == "preference":
-            out["identity"].append(item)
+            out[SectionName.IDENTITY].append(item)
         else:
-            out["rules"].append(item)
+            out[SectionName.RULES].append(item)
     return out
 
 
@@ -69,7 +69,7 @@ def _facts(view: sel.View, terms: list[str], now: datetime, limit: int = 20) -> 
     if not terms or not sel.tenant_has_facts(view.tenant_id):
         return []
     # a public or agent bundle leaves agent_private notes out, and so the facts known only from them
-    scopes = SHARED_NOTE_SCOPES if view.channel in ("public", "agent") else None
+    scopes = SHARED_NOTE_SCOPES if view.channel in SHARED_ONLY_CHANNELS else None
     facts = in_state(visible_facts(view.ctx, scopes), "current", now).select_related("subject_entity", "object_entity")
     scored = []
     for f in facts.order_by("-valid_from", "fact_id")[:500]:
@@ -87,7 +87,7 @@ def _notes(view: sel.View, terms: list[str], limit: int = 10) -> list[Item]:
     if not terms or not sel.tenant_has_notes(view.tenant_id):
         return []
     ctx = view.ctx
-    scopes = SHARED_NOTE_SCOPES if view.channel in ("public", "agent") else None
+    scopes = SHARED_NOTE_SCOPES if view.channel in SHARED_ONLY_CHANNELS else None
     q = sel.or_query(terms)
     notes = (not_expired(readable_notes(ctx, scopes=scopes).filter(status="active"))
              .extra(where=["to_tsvector('english', memory_notes.text) @@ to_tsquery('english', %s)"], params=[q])
@@ -108,7 +108,7 @@ def _evidence(view: sel.View, terms: list[str], ref_ts: datetime) -> tuple[list[
 
 
 def _label(actor_type: str, actor_id: str) -> str:
-    return "User" if actor_type == "human" else f"{ACTOR[actor_type]} {actor_id}"
+    return "User" if actor_type == ActorType.HUMAN else f"{ACTOR[actor_type]} {actor_id}"
 
 
 def _recent(view: sel.View, cap: int) -> tuple[list[Item], list[dict]]:
@@ -137,8 +137,8 @@ def _ledger(view: sel.View, terms: list[str]) -> list[Item]:
 
 
 def _tasks(view: sel.View) -> list[Item]:
-    with sealing.reveal("high" in view.sensitivities):  # a task a high event wrote: PRD 9.2's channels only
-        tasks = [t for t in sel.open_tasks(view, 40) if not t.sealed or "high" in view.sensitivities]
+    with sealing.reveal(Sensitivity.HIGH in view.sensitivities):  # a task a high event wrote: PRD 9.2's channels only
+        tasks = [t for t in sel.open_tasks(view, 40) if not t.sealed or Sensitivity.HIGH in view.sensitivities]
     return [_item("task", f"Task [{t.status}] {t.title}" + (f": {t.details}" if t.details else ""),
                   [t.task_id, *t.refs[-3:]], task_id=t.task_id, status=t.status) for t in tasks]
 
@@ -168,18 +168,18 @@ def build(*, view: sel.View, intent: str | None, query_text: str | None, max_tok
     terms = sel.query_terms(query_text or "")
     core = _core_memory(view)
     evidence, pool_size = _evidence(view, terms, ref_ts)
-    recent, truncated = _recent(view, caps_for(max_tokens)["recent_window"])
+    recent, truncated = _recent(view, caps_for(max_tokens)[SectionName.RECENT_WINDOW])
     candidates = {
-        "identity": core["identity"], "rules": core["rules"],
-        "task_state": core["task_state"] + _tasks(view),
-        "decision_ledger": _ledger(view, terms) + _facts(view, terms, now),
-        "handoff_packet": _handoff(view),
-        "retrieved_evidence": _notes(view, terms) + evidence,
-        "recent_window": recent,
+        SectionName.IDENTITY: core[SectionName.IDENTITY], SectionName.RULES: core[SectionName.RULES],
+        SectionName.TASK_STATE: core[SectionName.TASK_STATE] + _tasks(view),
+        SectionName.DECISION_LEDGER: _ledger(view, terms) + _facts(view, terms, now),
+        SectionName.HANDOFF_PACKET: _handoff(view),
+        SectionName.RETRIEVED_EVIDENCE: _notes(view, terms) + evidence,
+        SectionName.RECENT_WINDOW: recent,
     }
     sections, omissions = pack(max_tokens, candidates)
     for s in sections:
-        if s.name == "recent_window":
+        if s.name == SectionName.RECENT_WINDOW:
             s.items.reverse()  # packed newest first, read oldest first
     hidden = sel.hidden_counts(view)
     if hidden["secret"]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from elf_kernel.errors import ElfError, NotFound
 
 from ..domain.ids import new_id
+from ..domain.vocabulary import DecisionScope, DecisionStatus, Sensitivity, TaskStatus
 from ..models import AcbDecision, AcbEvent, AcbTask
 
 
@@ -15,6 +16,9 @@ class AlreadySuperseded(ElfError):
 
 
 def apply_decision(event: AcbEvent, chunk_ids: list[str]) -> str:
+    """The decision row of a decision event. The use case (services.use_cases) has checked ``supersedes`` with the
+    request's paths; it is checked again here on the locked row, so of two writes racing to supersede one decision
+    the second gets 409 too."""
     c = event.content
     old = None
     if c.get("supersedes"):
@@ -22,19 +26,20 @@ def apply_decision(event: AcbEvent, chunk_ids: list[str]) -> str:
                                                              decision_id=c["supersedes"]).first()
         if old is None:
             raise NotFound("No such decision to supersede in this project.", ["$.content.supersedes"])
-        if old.status != "active":
+        if old.status != DecisionStatus.ACTIVE:
             raise AlreadySuperseded(f"{old.decision_id} was already superseded by {old.superseded_by_id}.",
                                     ["$.content.supersedes"])
     decision = AcbDecision.objects.create(
         decision_id=new_id("dec"), tenant_id=event.tenant_id, project_id=event.project_id,
         session_id=event.session_id, agent_id=event.agent_id, event=event, channel=event.channel,
-        sensitivity=event.sensitivity, ts=event.ts, status="active", scope=c.get("scope", "project"),
+        sensitivity=event.sensitivity, ts=event.ts, status=DecisionStatus.ACTIVE,
+        scope=c.get("scope", DecisionScope.PROJECT),
         decision=c["decision"], rationale=c.get("rationale", []), constraints=c.get("constraints", []),
         alternatives=c.get("alternatives", []), consequences=c.get("consequences", []),
         refs=list(dict.fromkeys([*event.refs, event.event_id, *chunk_ids])), supersedes=old,
         search_text="\n".join([c["decision"], *c.get("rationale", []), *c.get("constraints", [])]))
     if old is not None:
-        old.status, old.superseded_by = "superseded", decision
+        old.status, old.superseded_by = DecisionStatus.SUPERSEDED, decision
         old.save(update_fields=["status", "superseded_by"])
     return decision.decision_id
 
@@ -50,12 +55,12 @@ def apply_task(event: AcbEvent) -> str:
         task = AcbTask(task_id=c.get("task_id") or new_id("tsk"), tenant_id=event.tenant_id,
                        project_id=event.project_id, session_id=event.session_id, agent_id=event.agent_id,
                        title=c["title"], refs=[])
-    task.ts, task.status = event.ts, c.get("status", task.status if task.status else "open")
+    task.ts, task.status = event.ts, c.get("status", task.status if task.status else TaskStatus.OPEN)
     task.title = c.get("title") or task.title
     task.details = c.get("details", task.details or "")
     task.agent_id = event.agent_id
     task.refs = list(dict.fromkeys([*task.refs, event.event_id, *event.refs]))
-    task.sealed = task.sealed or event.sensitivity == "high"  # once a high event wrote it, encrypted at rest
+    task.sealed = task.sealed or event.sensitivity == Sensitivity.HIGH  # once a high event wrote it, encrypted at rest
     # a new task is inserted, never saved over a row of the same id (another project's task: the use case refuses
     # it, services.use_cases._check_task)
     task.save(force_insert=new)

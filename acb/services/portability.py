@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from elf_kernel.portability import TableSpec, owned_by_tenant
 
+from ..domain.vocabulary import DecisionStatus
+
 from . import sealed_rows
 from .sealed_rows import check_keys
 
@@ -21,7 +23,7 @@ TABLES = (
     TableSpec("acb_events", owned_by_tenant(), remap=sealed_rows.events),
     TableSpec("acb_chunks", owned_by_tenant(), remap=sealed_rows.chunks),
     TableSpec("acb_decisions", owned_by_tenant(), remap=sealed_rows.decisions,
-              deferred={"supersedes": None, "superseded_by": None, "status": "active"}),
+              deferred={"supersedes": None, "superseded_by": None, "status": DecisionStatus.ACTIVE.value}),
     TableSpec("acb_tasks", owned_by_tenant(), remap=sealed_rows.tasks),
     TableSpec("acb_artifacts", owned_by_tenant(), remap=sealed_rows.artifacts),
     TableSpec("acb_sessions", owned_by_tenant()),

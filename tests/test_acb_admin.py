@@ -11,7 +11,7 @@ import pytest
 from acb.models import AcbEvent, AcbSession
 from acb.selectors import View
 from acb.services.bundle import build
-from acb.services.event_log import Scope, record_event
+from acb.services.event_log import Writer, record_event
 
 pytestmark = pytest.mark.django_db
 BASE = "/admin/context/"
@@ -24,12 +24,12 @@ def admin_port(test_stack) -> str:
 
 
 @pytest.fixture
-def scope() -> Scope:
-    return Scope(f"t-acbadm-{uuid.uuid4().hex[:12]}", "p1", "sess-1", "agent-a")
+def writer() -> Writer:
+    return Writer(f"t-acbadm-{uuid.uuid4().hex[:12]}", "p1", "sess-1", "agent-a")
 
 
-def _event(scope: Scope, kind: str, content: dict, *, actor=("human", "user"), sensitivity="none", refs=()):
-    return record_event(scope=scope, channel="private", actor_type=actor[0], actor_id=actor[1], kind=kind,
+def _event(writer: Writer, kind: str, content: dict, *, actor=("human", "user"), sensitivity="none", refs=()):
+    return record_event(writer=writer, channel="private", actor_type=actor[0], actor_id=actor[1], kind=kind,
                         sensitivity=sensitivity, tags=["topic:deploy"], content=content, refs=list(refs))
 
 
@@ -39,24 +39,24 @@ def _get(client, port: str, url: str) -> str:
     return r.content.decode()
 
 
-def _session_page(client, port: str, scope: Scope) -> str:
-    sid = AcbSession.objects.get(tenant_id=scope.tenant_id, session_id=scope.session_id).sid
+def _session_page(client, port: str, writer: Writer) -> str:
+    sid = AcbSession.objects.get(tenant_id=writer.tenant_id, session_id=writer.session_id).sid
     return _get(client, port, f"{BASE}acbsession/{sid}/change/")
 
 
-def test_session_list_and_page_show_the_timeline_decisions_and_tasks(admin_client, admin_port, scope):
-    msg = _event(scope, "message", {"text": f"How do we deploy? {SCRIPT}"})
-    call = _event(scope, "tool_call", {"tool": "fs.read_file", "args": {"path": "README.md"}},
+def test_session_list_and_page_show_the_timeline_decisions_and_tasks(admin_client, admin_port, writer):
+    msg = _event(writer, "message", {"text": f"How do we deploy? {SCRIPT}"})
+    call = _event(writer, "tool_call", {"tool": "fs.read_file", "args": {"path": "README.md"}},
                   actor=("agent", "agent-a"))
-    secret = _event(scope, "message", {"text": "the password is hunter2"}, sensitivity="secret")
-    dec = _event(scope, "decision", {"decision": "Deploy with the blue/green pipeline", "rationale": ["safer"]},
+    secret = _event(writer, "message", {"text": "the password is hunter2"}, sensitivity="secret")
+    dec = _event(writer, "decision", {"decision": "Deploy with the blue/green pipeline", "rationale": ["safer"]},
                  actor=("agent", "agent-a"), refs=[msg.event.event_id])
-    task = _event(scope, "task_update", {"title": "Write the <deploy> runbook", "status": "doing"},
+    task = _event(writer, "task_update", {"title": "Write the <deploy> runbook", "status": "doing"},
                   actor=("agent", "agent-a"))
-    listing = _get(admin_client, admin_port, f"{BASE}acbsession/?tenant_id={scope.tenant_id}")
-    assert scope.session_id in listing and "agent-a" in listing
+    listing = _get(admin_client, admin_port, f"{BASE}acbsession/?tenant_id={writer.tenant_id}")
+    assert writer.session_id in listing and "agent-a" in listing
 
-    page = _session_page(admin_client, admin_port, scope)
+    page = _session_page(admin_client, admin_port, writer)
     for e in (msg, call, secret, dec, task):
         assert f"{BASE}acbevent/{e.event.event_id}/change/" in page
     assert "How do we deploy? &lt;script&gt;alert(1)&lt;/script&gt;" in page and SCRIPT not in page
@@ -66,12 +66,12 @@ def test_session_list_and_page_show_the_timeline_decisions_and_tasks(admin_clien
     assert f"{BASE}acbtask/{task.task_id}/change/" in page and "Write the &lt;deploy&gt; runbook" in page
 
 
-def test_event_list_filters_and_page_shows_content_and_chunks(admin_client, admin_port, scope):
-    msg = _event(scope, "message", {"text": f"First paragraph {SCRIPT}.\n\nSecond paragraph about deploys."})
-    call = _event(scope, "tool_call", {"tool": "shell", "args": {"cmd": "ls"}}, actor=("agent", "agent-a"))
-    listing = _get(admin_client, admin_port, f"{BASE}acbevent/?tenant_id={scope.tenant_id}&kind=message")
+def test_event_list_filters_and_page_shows_content_and_chunks(admin_client, admin_port, writer):
+    msg = _event(writer, "message", {"text": f"First paragraph {SCRIPT}.\n\nSecond paragraph about deploys."})
+    call = _event(writer, "tool_call", {"tool": "shell", "args": {"cmd": "ls"}}, actor=("agent", "agent-a"))
+    listing = _get(admin_client, admin_port, f"{BASE}acbevent/?tenant_id={writer.tenant_id}&kind=message")
     assert msg.event.event_id in listing and call.event.event_id not in listing
-    listing = _get(admin_client, admin_port, f"{BASE}acbevent/?tenant_id={scope.tenant_id}&channel=private"
+    listing = _get(admin_client, admin_port, f"{BASE}acbevent/?tenant_id={writer.tenant_id}&channel=private"
                                              f"&sensitivity=none")
     assert msg.event.event_id in listing and call.event.event_id in listing
 
@@ -82,13 +82,13 @@ def test_event_list_filters_and_page_shows_content_and_chunks(admin_client, admi
     assert f"{BASE}acbsession/" in page  # the session link
 
 
-def test_decision_pages_show_the_supersession_chain_and_refs(admin_client, admin_port, scope):
-    first = _event(scope, "decision", {"decision": "Use MySQL for storage"}, actor=("agent", "agent-a"))
-    second = _event(scope, "decision", {"decision": "Use Postgres <16> for storage", "supersedes": first.decision_id},
+def test_decision_pages_show_the_supersession_chain_and_refs(admin_client, admin_port, writer):
+    first = _event(writer, "decision", {"decision": "Use MySQL for storage"}, actor=("agent", "agent-a"))
+    second = _event(writer, "decision", {"decision": "Use Postgres <16> for storage", "supersedes": first.decision_id},
                     actor=("agent", "agent-a"))
-    third = _event(scope, "decision", {"decision": "Use Postgres 17", "supersedes": second.decision_id},
+    third = _event(writer, "decision", {"decision": "Use Postgres 17", "supersedes": second.decision_id},
                    actor=("agent", "agent-b"))
-    listing = _get(admin_client, admin_port, f"{BASE}acbdecision/?tenant_id={scope.tenant_id}&status=active")
+    listing = _get(admin_client, admin_port, f"{BASE}acbdecision/?tenant_id={writer.tenant_id}&status=active")
     assert third.decision_id in listing and first.decision_id not in listing and second.decision_id not in listing
 
     page = _get(admin_client, admin_port, f"{BASE}acbdecision/{second.decision_id}/change/")
@@ -103,22 +103,22 @@ def test_decision_pages_show_the_supersession_chain_and_refs(admin_client, admin
     assert second.chunk_ids[0] in page
 
 
-def test_task_and_artifact_pages_escape_and_never_show_whole_bytes(admin_client, admin_port, scope):
-    task = _event(scope, "task_update", {"title": "Fix <b>bold</b> bug", "details": "see & check"},
+def test_task_and_artifact_pages_escape_and_never_show_whole_bytes(admin_client, admin_port, writer):
+    task = _event(writer, "task_update", {"title": "Fix <b>bold</b> bug", "details": "see & check"},
                   actor=("agent", "agent-a"))
     output = "<i>line</i> of output\n" * 4000 + "TAIL-MARKER\n"  # about 88 KB: past the 64 KB excerpt
-    result = _event(scope, "tool_result", {"tool": "fs.read_file", "path": "big.log", "output": output},
+    result = _event(writer, "tool_result", {"tool": "fs.read_file", "path": "big.log", "output": output},
                     actor=("tool", "fs"))
     assert result.artifact_id is not None
 
-    listing = _get(admin_client, admin_port, f"{BASE}acbtask/?tenant_id={scope.tenant_id}&status=open")
+    listing = _get(admin_client, admin_port, f"{BASE}acbtask/?tenant_id={writer.tenant_id}&status=open")
     assert task.task_id in listing and "Fix &lt;b&gt;bold&lt;/b&gt; bug" in listing
     page = _get(admin_client, admin_port, f"{BASE}acbtask/{task.task_id}/change/")
     assert "Fix &lt;b&gt;bold&lt;/b&gt; bug" in page and "see &amp; check" in page
     assert f"{BASE}acbevent/{task.event.event_id}/change/" in page
 
     size = len(output.encode())
-    listing = _get(admin_client, admin_port, f"{BASE}acbartifact/?tenant_id={scope.tenant_id}")
+    listing = _get(admin_client, admin_port, f"{BASE}acbartifact/?tenant_id={writer.tenant_id}")
     assert result.artifact_id in listing and str(size) in listing and "big.log" in listing
     page = _get(admin_client, admin_port, f"{BASE}acbartifact/{result.artifact_id}/change/")
     assert "&lt;i&gt;line&lt;/i&gt; of output" in page and "<i>line</i>" not in page
@@ -127,13 +127,13 @@ def test_task_and_artifact_pages_escape_and_never_show_whole_bytes(admin_client,
     assert "&quot;media_type&quot;" in page and f"{BASE}acbevent/{result.event.event_id}/change/" in page
 
 
-def test_bundle_list_and_page_show_sections_omissions_and_provenance(admin_client, admin_port, scope):
-    msg = _event(scope, "message", {"text": f"Which pipeline deploys the service? {SCRIPT}"})
-    _event(scope, "decision", {"decision": "The deploy pipeline is blue/green"}, actor=("agent", "agent-a"))
-    view = View(scope.tenant_id, scope.project_id, scope.session_id, scope.agent_id, "private")
+def test_bundle_list_and_page_show_sections_omissions_and_provenance(admin_client, admin_port, writer):
+    msg = _event(writer, "message", {"text": f"Which pipeline deploys the service? {SCRIPT}"})
+    _event(writer, "decision", {"decision": "The deploy pipeline is blue/green"}, actor=("agent", "agent-a"))
+    view = View(writer.tenant_id, writer.project_id, writer.session_id, writer.agent_id, "private")
     bundle = build(view=view, intent="repo_onboarding", query_text="deploy pipeline", max_tokens=4000)
 
-    listing = _get(admin_client, admin_port, f"{BASE}acbbundle/?tenant_id={scope.tenant_id}&channel=private")
+    listing = _get(admin_client, admin_port, f"{BASE}acbbundle/?tenant_id={writer.tenant_id}&channel=private")
     assert bundle["acb_id"] in listing and f"{bundle['token_used_est']} / 4000" in listing
     page = _get(admin_client, admin_port, f"{BASE}acbbundle/{bundle['acb_id']}/change/")
     for section in bundle["sections"]:
@@ -142,12 +142,12 @@ def test_bundle_list_and_page_show_sections_omissions_and_provenance(admin_clien
     assert f"{BASE}acbevent/{msg.event.event_id}/change/" in page  # an item's refs link to their event
     assert "&quot;query_terms&quot;" in page and "repo_onboarding" in page and "&quot;scoring&quot;" in page
     assert "omissions" in page and bundle["bundle_hash"] in page
-    session = _session_page(admin_client, admin_port, scope)
+    session = _session_page(admin_client, admin_port, writer)
     assert f"{BASE}acbbundle/{bundle['acb_id']}/change/" in session
 
 
-def test_context_admin_is_read_only(admin_client, admin_port, scope):
-    msg = _event(scope, "message", {"text": "Nothing here can be edited."})
+def test_context_admin_is_read_only(admin_client, admin_port, writer):
+    msg = _event(writer, "message", {"text": "Nothing here can be edited."})
     add = admin_client.get(f"{BASE}acbevent/add/", SERVER_PORT=admin_port)
     assert add.status_code == 403
     r = admin_client.post(f"{BASE}acbevent/{msg.event.event_id}/delete/", {"post": "yes"}, SERVER_PORT=admin_port)

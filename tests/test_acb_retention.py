@@ -12,7 +12,7 @@ from django.db import connection
 from acb.models import AcbBundle, AcbChunk, AcbEvent
 from acb.selectors import View
 from acb.services.bundle import build
-from acb.services.event_log import Scope, record_event
+from acb.services.event_log import Writer, record_event
 from acb.services.retention import purge_bundles
 from acb.tasks import BUNDLE_RETENTION_TASK, bundle_retention
 from elf_config import load_config
@@ -23,14 +23,14 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def scope() -> Scope:
-    return Scope(f"t-acbret-{uuid.uuid4().hex[:12]}", "p1", "sess-1", "agent-a")
+def writer() -> Writer:
+    return Writer(f"t-acbret-{uuid.uuid4().hex[:12]}", "p1", "sess-1", "agent-a")
 
 
-def _bundles(scope: Scope, n: int) -> list[str]:
-    record_event(scope=scope, channel="private", actor_type="human", actor_id="user", kind="message",
+def _bundles(writer: Writer, n: int) -> list[str]:
+    record_event(writer=writer, channel="private", actor_type="human", actor_id="user", kind="message",
                  sensitivity="none", tags=[], content={"text": "Keep the deploy notes for a week."}, refs=[])
-    view = View(scope.tenant_id, scope.project_id, scope.session_id, scope.agent_id, "private")
+    view = View(writer.tenant_id, writer.project_id, writer.session_id, writer.agent_id, "private")
     return [build(view=view, intent=None, query_text="deploy notes", max_tokens=2000)["acb_id"] for _ in range(n)]
 
 
@@ -40,24 +40,24 @@ def _age(acb_id: str, days: int) -> None:
                     [days, acb_id])
 
 
-def _log(scope: Scope) -> tuple[int, int]:
-    return (AcbEvent.objects.filter(tenant_id=scope.tenant_id).count(),
-            AcbChunk.objects.filter(tenant_id=scope.tenant_id).count())
+def _log(writer: Writer) -> tuple[int, int]:
+    return (AcbEvent.objects.filter(tenant_id=writer.tenant_id).count(),
+            AcbChunk.objects.filter(tenant_id=writer.tenant_id).count())
 
 
-def test_old_bundle_deleted_new_one_kept_events_untouched(scope, test_cfg):
-    old, new = _bundles(scope, 2)
+def test_old_bundle_deleted_new_one_kept_events_untouched(writer, test_cfg):
+    old, new = _bundles(writer, 2)
     _age(old, 8)
-    before = _log(scope)
+    before = _log(writer)
     report = purge_bundles(cfg=test_cfg)
     assert report.bundles >= 1  # other tests' old bundles may go too
     assert not AcbBundle.objects.filter(acb_id=old).exists()
     assert AcbBundle.objects.filter(acb_id=new).exists()
-    assert _log(scope) == before and before[0] == 1
+    assert _log(writer) == before and before[0] == 1
 
 
-def test_retention_follows_the_configured_days(scope, test_cfg):
-    (bundle,) = _bundles(scope, 1)
+def test_retention_follows_the_configured_days(writer, test_cfg):
+    (bundle,) = _bundles(writer, 1)
     _age(bundle, 8)
     longer = dataclasses.replace(test_cfg, acb=AcbConfig(bundle_retention_days=30))
     purge_bundles(cfg=longer)
@@ -67,8 +67,8 @@ def test_retention_follows_the_configured_days(scope, test_cfg):
     assert not AcbBundle.objects.filter(acb_id=bundle).exists()
 
 
-def test_task_uses_the_loaded_config(scope):
-    old, new = _bundles(scope, 2)
+def test_task_uses_the_loaded_config(writer):
+    old, new = _bundles(writer, 2)
     _age(old, 7)
     _age(new, 6)
     report = bundle_retention()  # tests/elf.test.toml: 7 days

@@ -251,13 +251,13 @@ def test_the_admin_opens_it_for_superusers_only(admin_client, client, test_stack
     from acb.models import AcbBundle
     from acb.selectors import View
     from acb.services.bundle import build
-    from acb.services.event_log import Scope, record_event
+    from acb.services.event_log import Writer, record_event
 
     port = test_stack.service.admin_bind.rsplit(":", 1)[1]
-    scope = Scope(f"t-encadm-{uuid.uuid4().hex[:8]}", "p1", "s1", "agent-a")
-    e = record_event(scope=scope, channel="private", actor_type="human", actor_id="user", kind="message",
+    writer = Writer(f"t-encadm-{uuid.uuid4().hex[:8]}", "p1", "s1", "agent-a")
+    e = record_event(writer=writer, channel="private", actor_type="human", actor_id="user", kind="message",
                      sensitivity="high", tags=[], content={"text": SENTENCE}, refs=[])
-    kept = build(view=View(scope.tenant_id, scope.project_id, scope.session_id, "agent-b", "private"), intent=None,
+    kept = build(view=View(writer.tenant_id, writer.project_id, writer.session_id, "agent-b", "private"), intent=None,
                  query_text=None, max_tokens=4000)
     assert SENTENCE in str(kept) and "encrypted" in AcbBundle.objects.filter(pk=kept["acb_id"]).values_list(
         "body", flat=True)[0]  # the kept body quotes it, so it is sealed too
@@ -273,5 +273,5 @@ def test_the_admin_opens_it_for_superusers_only(admin_client, client, test_stack
         hidden = client.get(page, SERVER_PORT=port)
         assert hidden.status_code == 200, hidden.status_code
         assert SENTENCE not in hidden.content.decode() and "[encrypted: high sensitivity]" in hidden.content.decode()
-    listing = client.get(f"/admin/context/acbevent/?tenant_id={scope.tenant_id}", SERVER_PORT=port).content.decode()
+    listing = client.get(f"/admin/context/acbevent/?tenant_id={writer.tenant_id}", SERVER_PORT=port).content.decode()
     assert "Marmalade" not in listing and "[encrypted: high sensitivity]" in listing

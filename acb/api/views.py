@@ -20,20 +20,16 @@ from ..services.event_log import Recorded
 from . import serializers as s
 
 
-def _recorded(r: Recorded, sensitivity: str) -> Response:
+def _recorded(r: Recorded) -> Response:
     return Response(s.EventOut({
         "event_id": r.event.event_id, "chunk_ids": r.chunk_ids, "created_at": r.event.ts, "redactions": r.redactions,
-        "withheld": sensitivity == "secret", "artifact_id": r.artifact_id, "decision_id": r.decision_id,
+        "withheld": r.withheld, "artifact_id": r.artifact_id, "decision_id": r.decision_id,
         "task_id": r.task_id}).data)
 
 
-def _record_flat(request, data: dict, kind: str, content_shape, channel: str, sensitivity: str) -> Response:
+def _flat_content(data: dict, content_shape) -> dict:
     """POST /api/v1/decisions and /api/v1/tasks: the content's fields sit at the top of the body ($)."""
-    content = {k: data[k] for k in content_shape().fields if k in data}
-    r = use_cases.record(caller=caller_of(request), stated=StatedIds.of(data), session_id=data["session_id"],
-                         channel=channel, actor=None, kind=kind, sensitivity=sensitivity, tags=data.get("tags", []),
-                         content=content, refs=data.get("refs", []), content_at="$")
-    return _recorded(r, sensitivity)
+    return {k: data[k] for k in content_shape().fields if k in data}
 
 
 # Recording a decision that supersedes one already superseded (POST /api/v1/events of kind decision too).
@@ -50,7 +46,7 @@ class EventLogView(APIView):
         r = use_cases.record(caller=caller_of(request), stated=StatedIds.of(data), session_id=data["session_id"],
                              channel=data["channel"], actor=data["actor"], kind=data["kind"],
                              sensitivity=data["sensitivity"], tags=data["tags"], content=content, refs=data["refs"])
-        return _recorded(r, data["sensitivity"])
+        return _recorded(r)
 
 
 class BuildView(APIView):
@@ -86,7 +82,11 @@ class DecisionsView(APIView):
                    responses={200: s.EventOut, **DECISION_ERRORS})
     def post(self, request):
         data = validated(s.DecisionBody, request.data)
-        return _record_flat(request, data, "decision", s.DecisionContent, data["channel"], data["sensitivity"])
+        r = use_cases.record_decision(caller=caller_of(request), stated=StatedIds.of(data),
+                                      session_id=data["session_id"], channel=data["channel"],
+                                      sensitivity=data["sensitivity"], content=_flat_content(data, s.DecisionContent),
+                                      refs=data["refs"])
+        return _recorded(r)
 
 
 class DecisionsQueryView(APIView):
@@ -105,4 +105,7 @@ class TasksView(APIView):
                    request=s.TaskBody, responses={200: s.EventOut, **ERROR_RESPONSES})
     def post(self, request):
         data = validated(s.TaskBody, request.data)
-        return _record_flat(request, data, "task_update", s.TaskContent, data["channel"], "none")
+        r = use_cases.record_task(caller=caller_of(request), stated=StatedIds.of(data), session_id=data["session_id"],
+                                  channel=data["channel"], content=_flat_content(data, s.TaskContent),
+                                  refs=data["refs"])
+        return _recorded(r)

@@ -18,7 +18,7 @@ from ..domain.ids import new_id
 from ..domain.normalize import normalize_tool_result
 from ..domain.packing import content_key
 from ..domain.tokens import estimate_tokens
-from ..domain.vocabulary import IMPORTANCE
+from ..domain.vocabulary import IMPORTANCE, EventKind, Sensitivity
 from ..models import AcbArtifact, AcbChunk, AcbEvent
 from ..sealing import refuse_lookalikes, seal_chunks
 from .ledger import apply_decision, apply_task
@@ -27,7 +27,7 @@ WITHHELD = {"withheld": True, "reason": "sensitivity secret: never stored"}
 
 
 @dataclass(frozen=True)
-class Scope:
+class Writer:
     """Who writes: PRD 9.3's tenant, session and agent, and the ELF project the session belongs to."""
 
     tenant_id: str
@@ -36,7 +36,7 @@ class Scope:
     agent_id: str
 
     @classmethod
-    def of(cls, ctx: RequestContext, session_id: str) -> Scope:
+    def of(cls, ctx: RequestContext, session_id: str) -> Writer:
         """The caller's identity (already decided: elf_kernel.identity) and the session it writes to."""
         return cls(ctx.tenant_id, ctx.project_id, session_id, ctx.agent_id)
 
@@ -50,6 +50,7 @@ class Recorded:
     decision_id: str | None = None
     task_id: str | None = None
     notes: list[str] = field(default_factory=list)
+    withheld: bool = False  # sensitivity secret: only the fact of the event was stored
 
 
 def _redact(value, counter: list[int]):
@@ -67,7 +68,7 @@ def _redact(value, counter: list[int]):
     return value
 
 
-def _touch_session(scope: Scope, ts: datetime) -> None:
+def _touch_session(writer: Writer, ts: datetime) -> None:
     with connection.cursor() as cur:
         cur.execute(
             """INSERT INTO acb_sessions (tenant_id, session_id, project_id, agents, event_count, first_ts, last_ts)
@@ -77,12 +78,12 @@ def _touch_session(scope: Scope, ts: datetime) -> None:
                  last_ts = GREATEST(acb_sessions.last_ts, EXCLUDED.last_ts),
                  agents = CASE WHEN %(a)s::text = ANY(acb_sessions.agents) THEN acb_sessions.agents
                                ELSE array_append(acb_sessions.agents, %(a)s::text) END""",
-            {"t": scope.tenant_id, "s": scope.session_id, "p": scope.project_id, "a": scope.agent_id, "ts": ts})
+            {"t": writer.tenant_id, "s": writer.session_id, "p": writer.project_id, "a": writer.agent_id, "ts": ts})
 
 
 def chunk_rows(event: AcbEvent) -> list[AcbChunk]:
     """The derived chunks of an event (also what a rebuild writes again)."""
-    if event.sensitivity == "secret" or event.content.get("withheld"):
+    if event.sensitivity == Sensitivity.SECRET or event.content.get("withheld"):
         return []
     rows = []
     for i, text in enumerate(chunk_text(event_text(event.kind, event.content))):
@@ -98,40 +99,41 @@ def chunk_rows(event: AcbEvent) -> list[AcbChunk]:
 
 
 @transaction.atomic
-def record_event(*, scope: Scope, channel: str, actor_type: str, actor_id: str, kind: str, sensitivity: str,
+def record_event(*, writer: Writer, channel: str, actor_type: str, actor_id: str, kind: str, sensitivity: str,
                  tags: list[str], content: dict, refs: list[str]) -> Recorded:
     ts = timezone.now()
     counter = [0]
     artifact_id = None
     full_text = None
-    if sensitivity == "secret":
+    if sensitivity == Sensitivity.SECRET:
         stored = dict(WITHHELD)
     else:
         refuse_lookalikes(content)
         stored = _redact(content, counter)
-        if kind == "tool_result":
+        if kind == EventKind.TOOL_RESULT:
             normalized = normalize_tool_result(stored)
             stored, full_text = normalized.content, normalized.full_text
             if full_text is not None:
                 artifact_id = new_id("art")
                 stored["artifact_id"] = artifact_id
     event = AcbEvent.objects.create(
-        event_id=new_id("evt"), ts=ts, tenant_id=scope.tenant_id, project_id=scope.project_id,
-        session_id=scope.session_id, agent_id=scope.agent_id, channel=channel, actor_type=actor_type,
+        event_id=new_id("evt"), ts=ts, tenant_id=writer.tenant_id, project_id=writer.project_id,
+        session_id=writer.session_id, agent_id=writer.agent_id, channel=channel, actor_type=actor_type,
         actor_id=actor_id, kind=kind, sensitivity=sensitivity, tags=tags, content=stored, refs=refs)
     if artifact_id is not None:
         AcbArtifact.objects.create(
-            artifact_id=artifact_id, tenant_id=scope.tenant_id, project_id=scope.project_id,
-            session_id=scope.session_id, ts=ts,
+            artifact_id=artifact_id, tenant_id=writer.tenant_id, project_id=writer.project_id,
+            session_id=writer.session_id, ts=ts,
             kind="tool_output", bytes=full_text.encode("utf-8"), refs=[event.event_id],
             meta={"tool": stored.get("tool"), "path": stored.get("path"), "bytes": len(full_text.encode("utf-8")),
-                  "media_type": "text/plain; charset=utf-8"}, sealed=sensitivity == "high")
+                  "media_type": "text/plain; charset=utf-8"}, sealed=sensitivity == Sensitivity.HIGH)
     chunks = chunk_rows(event)
     AcbChunk.objects.bulk_create(chunks)
-    _touch_session(scope, ts)
-    out = Recorded(event, [c.chunk_id for c in chunks], counter[0], artifact_id)
-    if sensitivity != "secret" and kind == "decision":
+    _touch_session(writer, ts)
+    out = Recorded(event, [c.chunk_id for c in chunks], counter[0], artifact_id,
+                   withheld=sensitivity == Sensitivity.SECRET)
+    if sensitivity != Sensitivity.SECRET and kind == EventKind.DECISION:
         out.decision_id = apply_decision(event, [c.chunk_id for c in chunks])
-    elif sensitivity != "secret" and kind == "task_update":
+    elif sensitivity != Sensitivity.SECRET and kind == EventKind.TASK_UPDATE:
         out.task_id = apply_task(event)
     return out

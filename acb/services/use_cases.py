@@ -1,9 +1,14 @@
-"""The use cases of the event log's routes (agent-memory-acb-prd section 7), one entry point each: the caller's
-identity (elf_kernel.identity: the API key's, stated ids may only repeat it), then every rule of the use case
-(English gate, refs, task and supersession checks, the event log's read rule), then the write or the read. The
-views only validate shapes, call one of these and render."""
+"""The use cases of the event log's routes (agent-memory-acb-prd section 7), one entry point per route: the
+caller's identity (elf_kernel.identity: the API key's, stated ids may only repeat it), then every rule of the use
+case (English gate, refs, task and supersession checks, the event log's read rule), then the write or the read.
+The views only validate shapes, call one of these and render.
+
+A write's checks and the write run in one transaction; the ledger (services.ledger) repeats the supersession check
+on the row it locks, so two writers racing for one decision cannot both supersede it."""
 
 from __future__ import annotations
+
+from django.db import transaction
 
 from elf_config.identifiers import identifier_problem
 from elf_domain.english_gate import FieldKind
@@ -13,12 +18,12 @@ from elf_kernel.errors import InvalidRequest, NotFound
 from elf_kernel.identity import Caller, StatedIds
 
 from .. import selectors as sel
-from ..domain.vocabulary import WRITTEN_KINDS
+from ..domain.vocabulary import WRITTEN_KINDS, ActorType, DecisionStatus, EventKind, Sensitivity
 from ..models import AcbArtifact, AcbDecision
 from ..sealing import refuse_lookalikes
 from .bundle import build
 from .ledger import AlreadySuperseded
-from .event_log import Recorded, Scope, record_event
+from .event_log import Recorded, Writer, record_event
 
 DEFAULT_PROJECT = "default"
 NATURAL = FieldKind.NATURAL
@@ -41,7 +46,7 @@ def _written_fields(kind: str, content: dict, at: str) -> list[tuple[str, str, F
     for name, value in content.items():
         if kind in WRITTEN_KINDS and isinstance(value, str) and name not in NOT_WRITTEN:
             fields.append((f"{at}.{name}", value, NATURAL))
-        elif isinstance(value, list) and kind == "decision":
+        elif isinstance(value, list) and kind == EventKind.DECISION:
             fields += [(f"{at}.{name}[{i}]", v, NATURAL) for i, v in enumerate(value)]
     return fields
 
@@ -68,28 +73,53 @@ def _check_supersedes(owner: sel.Owner, decision_id: str, at: str) -> None:
     status = sel.decision_status(owner, decision_id)
     if status is None:
         raise NotFound("No such decision to supersede in this project.", [f"{at}.supersedes"])
-    if status != "active":
+    if status != DecisionStatus.ACTIVE:
         raise AlreadySuperseded(f"{decision_id} was already superseded.", [f"{at}.supersedes"])
 
 
 def record(*, caller: Caller, stated: StatedIds, session_id: str, channel: str, actor: dict | None, kind: str,
-           sensitivity: str, tags: list[str], content: dict, refs: list[str], content_at: str = "$.content"
-           ) -> Recorded:
-    """record_event (PRD 7.1) as the caller: ``content_at`` is where the content's fields sit in the request
-    ($.content, or $ for the flat bodies of POST /api/v1/decisions and /api/v1/tasks)."""
+           sensitivity: str, tags: list[str], content: dict, refs: list[str]) -> Recorded:
+    """record_event (PRD 7.1, POST /api/v1/events) as the caller; the content's fields sit at $.content."""
+    return _record(caller=caller, stated=stated, session_id=session_id, channel=channel, actor=actor, kind=kind,
+                   sensitivity=sensitivity, tags=tags, content=content, refs=refs, content_at="$.content")
+
+
+def record_decision(*, caller: Caller, stated: StatedIds, session_id: str, channel: str, sensitivity: str,
+                    content: dict, refs: list[str]) -> Recorded:
+    """POST /api/v1/decisions (PRD 7.3): an event of kind decision by the caller's agent, whose fields sit at the
+    top of the body ($)."""
+    return _record(caller=caller, stated=stated, session_id=session_id, channel=channel, actor=None,
+                   kind=EventKind.DECISION, sensitivity=sensitivity, tags=[], content=content, refs=refs,
+                   content_at="$")
+
+
+def record_task(*, caller: Caller, stated: StatedIds, session_id: str, channel: str, content: dict,
+                refs: list[str]) -> Recorded:
+    """POST /api/v1/tasks (PRD 7.3): an event of kind task_update by the caller's agent, sensitivity none, whose
+    fields sit at the top of the body ($)."""
+    return _record(caller=caller, stated=stated, session_id=session_id, channel=channel, actor=None,
+                   kind=EventKind.TASK_UPDATE, sensitivity=Sensitivity.NONE, tags=[], content=content, refs=refs,
+                   content_at="$")
+
+
+@transaction.atomic
+def _record(*, caller: Caller, stated: StatedIds, session_id: str, channel: str, actor: dict | None, kind: str,
+            sensitivity: str, tags: list[str], content: dict, refs: list[str], content_at: str) -> Recorded:
+    """Every rule of a write, then the write: ``content_at`` is where the content's fields sit in the request (the
+    paths of the errors)."""
     ctx = caller_context(caller, stated, session_id)
-    actor = actor or {"type": "agent", "id": ctx.agent_id}
+    actor = actor or {"type": ActorType.AGENT.value, "id": ctx.agent_id}
     caller.require_own_agent(ctx, actor["type"], actor["id"], "$.actor.id")
-    if sensitivity != "secret":
+    if sensitivity != Sensitivity.SECRET:
         require_english(_written_fields(kind, content, content_at))
         refuse_lookalikes(content, content_at)  # before record_event's own check, with the request's paths
     owner = sel.Owner(ctx.tenant_id, ctx.project_id)
     _check_refs(owner, refs)
-    if kind == "task_update":
+    if kind == EventKind.TASK_UPDATE:
         _check_task(owner, content, content_at)
-    if kind == "decision" and content.get("supersedes"):
+    if kind == EventKind.DECISION and content.get("supersedes"):
         _check_supersedes(owner, content["supersedes"], content_at)
-    return record_event(scope=Scope.of(ctx, session_id), channel=channel, actor_type=actor["type"],
+    return record_event(writer=Writer.of(ctx, session_id), channel=channel, actor_type=actor["type"],
                         actor_id=actor["id"], kind=kind, sensitivity=sensitivity, tags=tags, content=content,
                         refs=refs)
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
-from elf_domain.vocabulary import KNOWN_SCOPES, MEMORY_TYPES, RANKING_FORMULAS, READ_PROFILES, SEARCH_MODES
+from elf_domain.vocabulary import (
+    EXPANSION_MODES,
+    KNOWN_SCOPES,
+    MEMORY_TYPES,
+    RANKING_FORMULAS,
+    READ_PROFILES,
+    SEARCH_MODES,
+    TRACE_WRITE_MODES,
+)
 
 from .chunk_tokenizer import (
     OPENAI_EMBEDDING_MAX_INPUT_TOKENS,
@@ -17,7 +25,6 @@ from .schema import AuthKeyConfig, ElfConfig
 from .sizing import sizing_problems
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
-EXPANSION_MODES = ("off", "always", "dynamic")
 AUTH_MODES = ("off", "static_keys")
 AUTH_ROLES = ("user", "admin")
 MIN_TOKEN_CHARS = 16
@@ -258,7 +265,7 @@ def _search(cfg: ElfConfig, p: list[str]) -> None:
     crd = s.explain.candidate_retention_days
     if crd is not None and crd <= 0:
         p.append("search.explain.candidate_retention_days must be greater than zero")
-    if s.explain.write_mode is not None and s.explain.write_mode not in ("outbox", "inline"):
+    if s.explain.write_mode is not None and s.explain.write_mode not in TRACE_WRITE_MODES:
         p.append("search.explain.write_mode must be 'outbox' or 'inline'")
     g = s.graph_context
     if g is not None:

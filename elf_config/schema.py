@@ -17,13 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Optional, Union
 
-from elf_domain.vocabulary import RANK_BLEND
+from elf_domain.vocabulary import RankingFormula, ReadProfile, SearchMode
 
 DEFAULT_OUTBOX_LEASE_SECONDS = 30.0
 # Defaults of the keys added beyond the section 1 template: the embedded stack as elf.toml.example runs it.
 DEFAULT_STACK_DATA_DIR = "var/stack"
 DEFAULT_BROKER_URL = "redis://127.0.0.1:6389/0"
-DEFAULT_SEARCH_MODE = "planned_search"
+DEFAULT_SEARCH_MODE = SearchMode.PLANNED_SEARCH.value
 DEFAULT_ENCRYPTION_KEY_FILE = "event_log_key"  # in stack.data_dir
 # A count that may be "auto": derived from the cores this machine gives the process (elf_config.sizing).
 AUTO = "auto"
@@ -241,8 +241,8 @@ class SearchConfig:
 class RankingConfig:
     recency_tau_days: float
     tie_breaker_weight: float
-    # Not in the spec: rank_blend | spec_additive (elf_domain.vocabulary.RANKING_FORMULAS); omitted: rank_blend.
-    formula: str = RANK_BLEND
+    # Not in the spec: rank_blend | spec_additive (elf_domain.vocabulary.RankingFormula); omitted: rank_blend.
+    formula: str = RankingFormula.RANK_BLEND.value
 
 
 @dataclass(frozen=True)
@@ -329,7 +329,7 @@ class McpConfig:
     project_id: str
     agent_id: str
     # Spec v2 section 1, [mcp]: "read_profile ... Optional. Default is private_plus_project."
-    read_profile: str = field(default="private_plus_project", kw_only=True)
+    read_profile: str = field(default=ReadProfile.PRIVATE_PLUS_PROJECT.value, kw_only=True)
     # Not in the spec: with security.auth_mode = "static_keys", the token_id of the security.auth_keys entry
     # whose token elf-mcp sends as `Authorization: Bearer <token>`.
     auth_token_id: Optional[str]

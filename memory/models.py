@@ -14,8 +14,10 @@ from django.db import models
 from django.db.models.functions import Now
 
 from elf_domain.time_ids import uuid7
-from elf_domain.vocabulary import NoteType, OutboxOp, OutboxStatus, Scope
+from elf_domain.vocabulary import NoteOp, NoteType, OutboxOp, OutboxStatus, Scope
 from elf_kernel.model_bases import StoredVector, choices_of
+
+from .domain.policy import Decision
 
 
 class NoteStatus(models.TextChoices):
@@ -34,21 +36,6 @@ class VersionOp(models.TextChoices):
 class Pipeline(models.TextChoices):
     ADD_NOTE = "add_note"
     ADD_EVENT = "add_event"
-
-
-class Decision(models.TextChoices):
-    REMEMBER = "remember"
-    UPDATE = "update"
-    IGNORE = "ignore"
-    REJECT = "reject"
-
-
-class NoteOp(models.TextChoices):
-    ADD = "ADD"
-    UPDATE = "UPDATE"
-    NONE = "NONE"
-    DELETE = "DELETE"
-    REJECTED = "REJECTED"
 
 
 class FieldKind(models.TextChoices):
@@ -212,9 +199,9 @@ class MemoryIngestDecision(models.Model):
     note_type = models.TextField()
     note_key = models.TextField(null=True, blank=True)
     note_id = models.UUIDField(null=True, blank=True)
-    base_decision = models.TextField(choices=Decision.choices)
-    policy_decision = models.TextField(choices=Decision.choices)
-    note_op = models.TextField(choices=NoteOp.choices)
+    base_decision = models.TextField(choices=choices_of(Decision))
+    policy_decision = models.TextField(choices=choices_of(Decision))
+    note_op = models.TextField(choices=choices_of(NoteOp))
     reason_code = models.TextField(null=True, blank=True)
     details = models.JSONField()
     ts = models.DateTimeField(db_default=Now())

@@ -11,14 +11,8 @@ from django.db import models
 from django.db.models.functions import Now
 
 from elf_domain.time_ids import uuid7
-from elf_domain.vocabulary import OutboxStatus
+from elf_domain.vocabulary import ExpansionMode, OutboxStatus
 from elf_kernel.model_bases import choices_of
-
-
-class ExpansionMode(models.TextChoices):
-    OFF = "off"
-    ALWAYS = "always"
-    DYNAMIC = "dynamic"
 
 
 class SearchTrace(models.Model):
@@ -28,7 +22,7 @@ class SearchTrace(models.Model):
     agent_id = models.TextField()
     read_profile = models.TextField()
     query = models.TextField()
-    expansion_mode = models.TextField(choices=ExpansionMode.choices)
+    expansion_mode = models.TextField(choices=choices_of(ExpansionMode))
     expanded_queries = models.JSONField()
     allowed_scopes = models.JSONField()
     candidate_count = models.IntegerField()

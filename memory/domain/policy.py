@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from enum import StrEnum
 
-ResolverOp = Literal["ADD", "UPDATE", "NONE"]
-BaseDecision = Literal["remember", "update", "ignore"]
-Decision = Literal["remember", "update", "ignore", "reject"]
+from elf_domain.vocabulary import NoteOp
+
+
+class Decision(StrEnum):
+    """An ingest decision (spec v2 section 8.3): the base decision is one of the first three; reject is the
+    WriteGate's (or evidence binding's)."""
+
+    REMEMBER = "remember"
+    UPDATE = "update"
+    IGNORE = "ignore"
+    REJECT = "reject"
+
 
 IGNORE_DUPLICATE = "IGNORE_DUPLICATE"
 IGNORE_POLICY_THRESHOLD = "IGNORE_POLICY_THRESHOLD"
@@ -25,20 +34,21 @@ class PolicyOutcome:
     policy_rule: str | None
 
 
-def base_decision(resolver_op: ResolverOp, structured_present: bool, graph_present: bool) -> BaseDecision:
-    """Stage 1: ADD -> remember, UPDATE -> update, NONE -> update when structured fields or graph facts
-    come with the note (they still have to be written), else ignore."""
-    if resolver_op == "ADD":
-        return "remember"
-    if resolver_op == "UPDATE":
-        return "update"
-    if resolver_op == "NONE":
-        return "update" if structured_present or graph_present else "ignore"
+def base_decision(resolver_op: str, structured_present: bool, graph_present: bool) -> Decision:
+    """Stage 1 (``resolver_op`` one of the UpdateResolver's ADD, UPDATE, NONE): ADD -> remember, UPDATE -> update,
+    NONE -> update when structured fields or graph facts come with the note (they still have to be written), else
+    ignore."""
+    if resolver_op == NoteOp.ADD:
+        return Decision.REMEMBER
+    if resolver_op == NoteOp.UPDATE:
+        return Decision.UPDATE
+    if resolver_op == NoteOp.NONE:
+        return Decision.UPDATE if structured_present or graph_present else Decision.IGNORE
     raise ValueError(f"unknown resolver op {resolver_op!r}")
 
 
 def apply_policy(
-    base: BaseDecision,
+    base: Decision,
     *,
     confidence: float,
     importance: float,
@@ -49,15 +59,15 @@ def apply_policy(
     """Stage 2 (``memory.policy``): keep remember/update, or downgrade it to ignore with
     IGNORE_POLICY_THRESHOLD when confidence or importance is below its minimum (confidence checked first).
     A base ignore stays ignore, with IGNORE_DUPLICATE when the resolver matched a duplicate."""
-    if base == "ignore":
-        return PolicyOutcome("ignore", IGNORE_DUPLICATE if matched_dup else None, None)
+    if base == Decision.IGNORE:
+        return PolicyOutcome(Decision.IGNORE, IGNORE_DUPLICATE if matched_dup else None, None)
     if confidence < min_confidence:
-        return PolicyOutcome("ignore", IGNORE_POLICY_THRESHOLD, RULE_MIN_CONFIDENCE)
+        return PolicyOutcome(Decision.IGNORE, IGNORE_POLICY_THRESHOLD, RULE_MIN_CONFIDENCE)
     if importance < min_importance:
-        return PolicyOutcome("ignore", IGNORE_POLICY_THRESHOLD, RULE_MIN_IMPORTANCE)
+        return PolicyOutcome(Decision.IGNORE, IGNORE_POLICY_THRESHOLD, RULE_MIN_IMPORTANCE)
     return PolicyOutcome(base, None, None)
 
 
 def rejected(reason_code: str) -> PolicyOutcome:
     """The outcome of a note the WriteGate (or evidence binding) rejected, carrying that reason code."""
-    return PolicyOutcome("reject", reason_code, None)
+    return PolicyOutcome(Decision.REJECT, reason_code, None)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ADD, UPDATE, NONE = "ADD", "UPDATE", "NONE"
+from elf_domain.vocabulary import NoteOp
+
+# The resolver's three outcomes (a note result's op may also be DELETE or REJECTED, never from here).
+ADD, UPDATE, NONE = NoteOp.ADD, NoteOp.UPDATE, NoteOp.NONE
 
 
 @dataclass(frozen=True)
 class Resolution:
-    op: str  # ADD | UPDATE | NONE
+    op: NoteOp  # ADD | UPDATE | NONE
     target_note_id: object | None  # the note updated in place, or the duplicate matched
     similarity_best: float | None
     key_match: bool

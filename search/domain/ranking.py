@@ -40,7 +40,7 @@ from datetime import datetime
 from typing import Any
 
 from elf_domain.cache_keys import material_hash
-from elf_domain.vocabulary import RANKING_FORMULAS, SPEC_ADDITIVE
+from elf_domain.vocabulary import RANKING_FORMULAS, RankingFormula
 
 RANKING_EXPLAIN_SCHEMA = "search_ranking_explain/v2"
 POLICY_ID_PREFIX = "ranking_v2:"
@@ -157,7 +157,7 @@ class RankingParams:
             raise ValueError(f"unknown ranking formula {self.formula!r}")
 
     def _relevance_material(self, reranked: bool) -> dict[str, Any]:
-        if self.formula == SPEC_ADDITIVE:
+        if self.formula == RankingFormula.SPEC_ADDITIVE:
             return {"score": TERM_RERANK_SCORE if reranked else TERM_RETRIEVAL_SCORE}
         return {"bands": [[last, float(w)] for last, w in BLEND_BANDS], "tail": BLEND_WEIGHT_TAIL,
                 "reranked": reranked}
@@ -225,7 +225,7 @@ def _rerank_ranks(scores: Sequence[float]) -> list[int]:
 def _relevance_terms(formula: str, candidate: Candidate, *, retrieval_rank: int, n: int,
                      rerank_rank: int | None, rerank_score: float | None) -> list[RankingTerm]:
     """The formula's relevance terms for one candidate (see the module docstring)."""
-    if formula == SPEC_ADDITIVE:
+    if formula == RankingFormula.SPEC_ADDITIVE:
         if rerank_score is None:
             return [RankingTerm(TERM_RETRIEVAL_SCORE, float(candidate.retrieval_score))]
         return [RankingTerm(TERM_RERANK_SCORE, rerank_score)]
@@ -257,7 +257,7 @@ def rank_items(
         rerank_ranks: list[int | None] = list(_rerank_ranks(rerank_scores))
     else:
         rerank_ranks = [None] * n
-        if params.formula == SPEC_ADDITIVE and not all(math.isfinite(c.retrieval_score) for c in items):
+        if params.formula == RankingFormula.SPEC_ADDITIVE and not all(math.isfinite(c.retrieval_score) for c in items):
             raise ValueError("retrieval scores must be finite")
     policy_id = params.policy_id(reranked=rerank_scores is not None)
     query_tokens = tokens(query)

@@ -22,21 +22,20 @@ from elf_kernel.json_text import json_text
 from django.db import connection
 
 from elf_kernel.db_statements import statement_scope
-from elf_domain.vocabulary import OutboxStatus
+from elf_domain.vocabulary import TRACE_WRITE_MODES, OutboxStatus, TraceWriteMode
 
 from .persist import persist_trace
 
 log = logging.getLogger("elf.traces")
 PROCESS_TRACE_TASK = "traces.process_trace_outbox_row"  # one row by id: searches send none (older releases did)
-WRITE_MODES = ("outbox", "inline")
 
 
-def enqueue_trace(payload: dict[str, Any], *, write_mode: str = "outbox") -> bool:
+def enqueue_trace(payload: dict[str, Any], *, write_mode: str = TraceWriteMode.OUTBOX) -> bool:
     """Best effort: True when the trace was queued (outbox) or written (inline); False, logged, otherwise."""
     try:
-        if write_mode not in WRITE_MODES:
+        if write_mode not in TRACE_WRITE_MODES:
             raise ValueError(f"unknown trace write_mode {write_mode!r}")
-        if write_mode == "inline":
+        if write_mode == TraceWriteMode.INLINE:
             persist_trace(payload)
             return True
         sql, params = outbox_insert(payload)

@@ -21,12 +21,10 @@ from .chunk_tokenizer import (
     openai_embedding_model,
 )
 from .identifiers import ORG_PROJECT_ID, identifier_problem
-from .schema import AuthKeyConfig, ElfConfig
+from .schema import AUTH_MODES, AUTH_ROLES, AuthKeyConfig, AuthRole, ElfConfig
 from .sizing import sizing_problems
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
-AUTH_MODES = ("off", "static_keys")
-AUTH_ROLES = ("user", "admin")
 MIN_TOKEN_CHARS = 16
 MAX_GRAPH_FACTS_PER_ITEM = 64
 MAX_DOC_BYTES = 4 * 1024 * 1024
@@ -316,7 +314,7 @@ def _security(cfg: ElfConfig, p: list[str]) -> None:
 def _auth_keys(cfg: ElfConfig, p: list[str]) -> None:
     """Error messages name a key by its index and token_id, never by its token."""
     s = cfg.security
-    if s.auth_mode is not None and s.auth_mode not in AUTH_MODES:
+    if s.auth_mode not in AUTH_MODES:
         p.append(f"security.auth_mode must be one of {', '.join(AUTH_MODES)}")
     keys = s.auth_keys or []
     if s.static_keys and not keys:
@@ -356,7 +354,7 @@ def _auth_key(cfg: ElfConfig, key: AuthKeyConfig, at: str, p: list[str]) -> None
     if key.read_profile is not None and key.read_profile not in profiles:
         p.append(f"{at}.read_profile must be one of {', '.join(sorted(profiles))}")
     if key.role is not None and key.admin is not None:
-        agree = (key.role == "admin") == key.admin
+        agree = (key.role == AuthRole.ADMIN) == key.admin
         p.append(f"{at} sets both role and admin{'' if agree else ', and they disagree'}; set exactly one "
                  '(admin = true|false is the older spelling of role = "admin"|"user")')
     elif key.role is None and key.admin is None:

@@ -15,6 +15,7 @@ resolves a default of its own and no second property spells the same key.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Literal, Optional, Union
 
 from elf_domain.vocabulary import RankingFormula, ReadProfile, SearchMode
@@ -252,6 +253,24 @@ class LifecycleConfig:
     purge_deprecated_after_days: int
 
 
+class AuthMode(StrEnum):
+    """security.auth_mode: no keys, or the static API keys of [[security.auth_keys]]."""
+
+    OFF = "off"
+    STATIC_KEYS = "static_keys"
+
+
+class AuthRole(StrEnum):
+    """An API key's role: an admin key may call the admin bind."""
+
+    USER = "user"
+    ADMIN = "admin"
+
+
+AUTH_MODES = tuple(m.value for m in AuthMode)
+AUTH_ROLES = tuple(r.value for r in AuthRole)
+
+
 @dataclass(frozen=True)
 class AuthKeyConfig:
     """One ``[[security.auth_keys]]`` entry: a bearer token bound to one tenant/project/agent context.
@@ -271,7 +290,7 @@ class AuthKeyConfig:
 
     @property
     def is_admin(self) -> bool:
-        return self.role == "admin" if self.role is not None else bool(self.admin)
+        return self.role == AuthRole.ADMIN if self.role is not None else bool(self.admin)
 
 
 @dataclass(frozen=True)
@@ -302,8 +321,8 @@ class SecurityConfig:
     evidence_min_quotes: int
     evidence_max_quotes: int
     evidence_max_quote_chars: int
-    # Not in the spec's template (sections 14-15 name them): omitted auth_mode means "off".
-    auth_mode: Optional[str]
+    # Not in the spec's template (sections 14-15 name them): omitted, no keys.
+    auth_mode: str = field(default=AuthMode.OFF.value, kw_only=True)
     auth_keys: Optional[list[AuthKeyConfig]]
     # Not in the spec: omitted, no request is rate limited.
     rate_limits: Optional[RateLimitsConfig] = None
@@ -313,7 +332,7 @@ class SecurityConfig:
 
     @property
     def static_keys(self) -> bool:
-        return self.auth_mode == "static_keys"
+        return self.auth_mode == AuthMode.STATIC_KEYS
 
 
 @dataclass(frozen=True)

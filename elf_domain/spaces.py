@@ -4,13 +4,28 @@ scope's notes live. Pure rules, no I/O."""
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from enum import StrEnum
 
-AGENT_PRIVATE, PROJECT_SHARED, ORG_SHARED = "agent_private", "project_shared", "org_shared"
+from .vocabulary import Scope
+
+
+class Space(StrEnum):
+    """A shared space's public name: team_shared is the public alias of the project_shared scope."""
+
+    TEAM_SHARED = "team_shared"
+    ORG_SHARED = "org_shared"
+
+
+# The note scopes by their older names here (plain strings, as the importers compare and render them).
+AGENT_PRIVATE, PROJECT_SHARED, ORG_SHARED = (s.value for s in (Scope.AGENT_PRIVATE, Scope.PROJECT_SHARED,
+                                                              Scope.ORG_SHARED))
 ORG_PROJECT_ID = "__org__"  # org_shared notes and grants live under this reserved project id
 
-SPACE_SCOPES = {"team_shared": PROJECT_SHARED, "org_shared": ORG_SHARED}  # team_shared: public alias
+SPACES = tuple(s.value for s in Space)
+SPACE_SCOPES = {Space.TEAM_SHARED.value: PROJECT_SHARED, Space.ORG_SHARED.value: ORG_SHARED}
 SCOPE_SPACES = {scope: space for space, scope in SPACE_SCOPES.items()}
-SCOPE_ALIASES = {"team_shared": PROJECT_SHARED}  # a request's scope may name project_shared by its public alias
+# a request's scope may name project_shared by its public alias
+SCOPE_ALIASES = {Space.TEAM_SHARED.value: PROJECT_SHARED}
 
 
 def home_project(project_id: str, scope: str) -> str:

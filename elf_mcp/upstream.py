@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from elf_config import ElfConfig
+from elf_config.schema import AuthMode, AuthRole
 from elf_domain.context_headers import AGENT, PROJECT, READ_PROFILE, TENANT
-
-AUTH_OFF, AUTH_STATIC_KEYS = "off", "static_keys"
 
 
 class StartupError(Exception):
@@ -63,11 +62,11 @@ def upstream_from_config(cfg: ElfConfig) -> Upstream:
 def _auth(cfg: ElfConfig, read_profile: str) -> tuple[str | None, str | None]:
     """(bearer token or None, why the admin tools are disabled or None)."""
     security = cfg.security
-    mode = getattr(security, "auth_mode", None) or AUTH_OFF
+    mode = security.auth_mode  # off when the config omits it (elf_config.schema)
     token_id = getattr(cfg.mcp, "auth_token_id", None)
-    if mode == AUTH_OFF:
+    if mode == AuthMode.OFF:
         return None, None
-    if mode != AUTH_STATIC_KEYS:
+    if mode != AuthMode.STATIC_KEYS:
         raise StartupError(f"elf-mcp does not know security.auth_mode = {mode!r}; it supports off and static_keys.")
     keys = list(getattr(security, "auth_keys", None) or [])
     known = ", ".join(repr(k.token_id) for k in keys) or "none"
@@ -95,4 +94,4 @@ def _auth(cfg: ElfConfig, read_profile: str) -> tuple[str | None, str | None]:
 def _is_admin(key: Any) -> bool:
     if hasattr(key, "is_admin"):
         return bool(key.is_admin)
-    return getattr(key, "role", None) == "admin" or getattr(key, "admin", None) is True
+    return getattr(key, "role", None) == AuthRole.ADMIN or getattr(key, "admin", None) is True

@@ -8,12 +8,23 @@ from elf_kernel.api.fast_output import FastOutput
 from elf_kernel.api.strict import StrictSerializer
 
 from ..domain.markdown import KEY_RE
-from ..domain.vocabulary import MAX_KEY_CHARS, MAX_PRIORITY, MAX_VALUE_CHARS, MIN_PRIORITY, Kind, Source
+from ..domain.vocabulary import (
+    MAX_KEY_CHARS,
+    MAX_PRIORITY,
+    MAX_VALUE_CHARS,
+    MIN_PRIORITY,
+    Kind,
+    MemoryScope,
+    Source,
+    UtteranceOp,
+)
 
-PUBLIC_SCOPES = ("profile", "session")
-POLICY_SCOPES = ("policy",)
-ALL_SCOPES = ("policy", "profile", "session")
-UTTERANCE_OPS = ("upsert", "pending", "delete", "none")
+# Plain values in the enums' order: settings pins the OpenAPI enums (CoreMemoryScopeEnum, UtteranceOpEnum, ...) to
+# these tuples by name.
+PUBLIC_SCOPES = (MemoryScope.PROFILE.value, MemoryScope.SESSION.value)
+POLICY_SCOPES = (MemoryScope.POLICY.value,)
+ALL_SCOPES = tuple(s.value for s in MemoryScope)
+UTTERANCE_OPS = tuple(o.value for o in UtteranceOp)
 WRITE_STATUSES = ("written", "pending")
 ADMIN_SOURCES = (Source.ADMIN.value,)
 KINDS = tuple(k.value for k in Kind)

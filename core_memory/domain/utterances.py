@@ -23,7 +23,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-UPSERT, DELETE, NONE = "upsert", "delete", "none"
+from .vocabulary import UtteranceOp
+
+# What classify() decides (pending is the service's, for a guess below the confidence threshold).
+UPSERT, DELETE, NONE = UtteranceOp.UPSERT, UtteranceOp.DELETE, UtteranceOp.NONE
 KNOWN, EXPLICIT, GUESS, HEDGE_PENALTY = 0.95, 0.9, 0.6, 0.3
 
 LANGUAGES = {"english": "en", "thai": "th", "french": "fr", "spanish": "es", "german": "de", "italian": "it",

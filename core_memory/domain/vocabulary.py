@@ -25,6 +25,16 @@ class Kind(StrEnum):
     INSTRUCTION = "instruction"
 
 
+class UtteranceOp(StrEnum):
+    """What an utterance did (POST /v2/core-memory/utterances): wrote an entry, staged one as pending (a guess
+    under core_memory.inferred_min_confidence), deleted one, or nothing (no memory trigger)."""
+
+    UPSERT = "upsert"
+    PENDING = "pending"
+    DELETE = "delete"
+    NONE = "none"
+
+
 class Source(StrEnum):
     USER_EXPLICIT = "user_explicit"
     USER_INFERRED = "user_inferred"

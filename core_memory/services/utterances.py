@@ -12,7 +12,7 @@ from elf_domain.secrets import contains_secret
 from elf_kernel.context import RequestContext
 
 from ..domain.utterances import DELETE, NONE, classify
-from ..domain.vocabulary import MemoryScope, Source
+from ..domain.vocabulary import MemoryScope, Source, UtteranceOp
 from .entries import EntryInput, delete_entry, has_key, upsert_entry
 from .errors import RejectSecret
 from .pending import stage
@@ -23,7 +23,7 @@ UTTERANCE_PRIORITY = 70  # an explicit instruction outranks a default-priority (
 
 @dataclass
 class Outcome:
-    op: str  # upsert | pending | delete | none
+    op: UtteranceOp
     trigger: str | None
     confidence: float
     explanation: str
@@ -63,7 +63,7 @@ def handle(*, ctx: RequestContext, run_id: str, text: str, min_confidence: float
         entry = EntryInput(intent.kind, intent.key, intent.value, UTTERANCE_PRIORITY, intent.ttl, Source.USER_INFERRED)
         row, audit_id = stage(ctx=ctx, scope=scope, entry=entry, run_id=run_id, confidence=intent.confidence,
                               reason=reason)
-        out.op, out.pending_entry_id, out.audit_id = "pending", str(row.entry_id), audit_id
+        out.op, out.pending_entry_id, out.audit_id = UtteranceOp.PENDING, str(row.entry_id), audit_id
         out.acknowledgement = "Pending your confirmation." if short else (
             f"I think you want {intent.key} = {intent.value!r}; it is pending until you confirm it.")
         return out

@@ -111,6 +111,21 @@ def test_limits_and_the_english_gate_name_the_field(svc):
     assert rows(svc, "SELECT count(*) FROM doc_documents WHERE tenant_id = %s", (t,)) == [(0,)]
 
 
+def test_each_use_case_judges_its_own_text(svc):
+    t = tenant()
+    doc_id = put(svc, t, content=SECTION).json()["doc_id"]
+    quote = requests.post(svc.public + "/v2/docs/excerpts", headers=headers(tenant=t), timeout=10,
+                          json={"doc_id": doc_id, "quote": {"exact": "Это руководство описывает работу гавани."}})
+    assert quote.status_code == 422 and quote.json()["fields"] == ["$.quote.exact"], quote.text
+    query = l0(svc, t, "Когда проверяют резервный генератор каждую неделю?")
+    assert query.status_code == 422 and query.json()["fields"] == ["$.query"], query.text
+    blank = l0(svc, t, "   ")
+    assert blank.status_code == 400 and blank.json()["fields"] == ["$.query"], blank.text
+    elsewhere = requests.post(f"{svc.public}/v2/docs/{doc_id}/unpublish", json={"space": "org_shared"},
+                              headers=headers(tenant=t), timeout=10)
+    assert elsewhere.status_code == 400 and elsewhere.json()["fields"] == ["$.space"], elsewhere.text
+
+
 def test_other_agents_read_a_shared_doc_only_through_a_grant(svc):
     t = tenant()
     private = put(svc, t).json()["doc_id"]

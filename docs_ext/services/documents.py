@@ -1,5 +1,6 @@
-"""Putting and deleting documents (Doc Extension v1): the document, its byte-offset chunks and the indexing
-outbox row in one transaction; the worker embeds and indexes after commit."""
+"""docs_put, docs_get and delete (Doc Extension v1), each the one entry point its route calls: the switch, the
+English gate, the write rule and the owner, then the document, its byte-offset chunks and the indexing outbox row
+in one transaction; the worker embeds and indexes after commit."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from elf_config import ElfConfig
+from elf_domain.english_gate import source_ref_fields
 from elf_domain.spaces import home_project, scope_writable
 from elf_domain.vocabulary import OutboxOp
+from elf_kernel.api.english_fields import NATURAL, require_english
 from elf_kernel.context import RequestContext
 from elf_kernel.errors import ElfError, NotFound, ScopeDenied
 
@@ -19,13 +22,10 @@ from ..domain.chunking import TooManyChunks, chunk_document
 from ..domain.excerpts import blake3_hex
 from ..indexing.outbox import enqueue
 from ..models import DocChunk, DocDocument, DocStatus
-from ..selectors import owned_doc, readable_docs
+from ..selectors import chunk_count, owned_doc, readable_docs
+from .docs_enabled import require_enabled
 
 TARGET_BYTES, OVERLAP_BYTES, MAX_CHUNKS = 2048, 256, 4096  # doc-extension-v1 "Limits"
-
-
-class DocsDisabled(ElfError):
-    status, error_code = 403, "DOCS_DISABLED"
 
 
 class DocTooLarge(ElfError):
@@ -36,12 +36,7 @@ class TooLongForChunks(ElfError):
     status, error_code = 422, "DOC_TOO_MANY_CHUNKS"
 
 
-def require_enabled(cfg: ElfConfig) -> None:
-    if not cfg.docs_enabled:
-        raise DocsDisabled("The Doc Extension is disabled in this service's config ([docs] enabled).", [])
-
-
-def _check_writable(cfg: ElfConfig, scope: str, path: str) -> None:
+def check_writable(cfg: ElfConfig, scope: str, path: str) -> None:
     """Notes' write rule (``scope_writable``: in scopes.allowed and true in [scopes.write_allowed]), which
     add_note reports as REJECT_SCOPE_DENIED; a document is one object, so it is a 403 SCOPE_DENIED naming
     ``path``."""
@@ -50,11 +45,25 @@ def _check_writable(cfg: ElfConfig, scope: str, path: str) -> None:
                           "([scopes.write_allowed]; add_note rejects it with REJECT_SCOPE_DENIED).", [path])
 
 
-@transaction.atomic
 def put_doc(*, cfg: ElfConfig, ctx: RequestContext, scope: str, title: str | None, content: str,
             source_ref: dict | None) -> tuple[DocDocument, int]:
-    """Store a document and its chunks and queue its indexing; returns the document and its chunk count."""
-    _check_writable(cfg, scope, "$.scope")
+    """docs_put: the content, a title and the source_ref's strings meet the English gate (422 naming every
+    failing field), then the document and its chunks are stored and its indexing queued; returns the document
+    and its chunk count."""
+    require_enabled(cfg)
+    fields = [("$.content", content, NATURAL)]
+    if title:
+        fields.append(("$.title", title, NATURAL))
+    if source_ref is not None:
+        fields += list(source_ref_fields(source_ref, "$.source_ref"))
+    require_english(fields)
+    return _store(cfg=cfg, ctx=ctx, scope=scope, title=title, content=content, source_ref=source_ref)
+
+
+@transaction.atomic
+def _store(*, cfg: ElfConfig, ctx: RequestContext, scope: str, title: str | None, content: str,
+           source_ref: dict | None) -> tuple[DocDocument, int]:
+    check_writable(cfg, scope, "$.scope")
     data = content.encode("utf-8")
     if len(data) > cfg.docs.max_doc_bytes:
         raise DocTooLarge(f"The content is {len(data)} bytes of UTF-8; the limit is {cfg.docs.max_doc_bytes} "
@@ -77,9 +86,19 @@ def put_doc(*, cfg: ElfConfig, ctx: RequestContext, scope: str, title: str | Non
     return doc, len(chunks)
 
 
+def get_doc(*, cfg: ElfConfig, ctx: RequestContext, doc_id: uuid.UUID) -> tuple[DocDocument, int]:
+    """docs_get: a document the caller may read (the notes' read rule) and its chunk count; 404 otherwise."""
+    require_enabled(cfg)
+    doc = readable_docs(ctx).filter(doc_id=doc_id).first()
+    if doc is None:
+        raise NotFound("No such document, or not readable for you.", ["$.path.doc_id"])
+    return doc, chunk_count(doc.doc_id)
+
+
 @transaction.atomic
 def delete_doc(*, cfg: ElfConfig, ctx: RequestContext, doc_id: uuid.UUID) -> DocDocument:
     """Mark an owned document deleted and queue the removal of its points."""
+    require_enabled(cfg)
     doc = owned_doc(ctx, doc_id)
     if doc is None:
         if readable_docs(ctx).filter(doc_id=doc_id).exists():
@@ -88,19 +107,4 @@ def delete_doc(*, cfg: ElfConfig, ctx: RequestContext, doc_id: uuid.UUID) -> Doc
     DocDocument.objects.filter(doc_id=doc.doc_id).update(status=DocStatus.DELETED, updated_at=timezone.now())
     enqueue(doc_id=doc.doc_id, op=OutboxOp.DELETE, embedding_version=cfg.embedding_version)
     doc.status = DocStatus.DELETED
-    return doc
-
-
-@transaction.atomic
-def move_doc(*, cfg: ElfConfig, ctx: RequestContext, doc_id: uuid.UUID, scope: str) -> DocDocument:
-    """Publish an owned document into a shared scope, or bring it back to agent_private in the caller's
-    project; its points follow (an UPSERT re-writes their payload). Who may read it in a shared space is the
-    space's grants' business (``/v2/spaces/{space}/grants``): publishing grants nothing by itself."""
-    doc = owned_doc(ctx, doc_id)
-    if doc is None:
-        raise NotFound("No such document of yours.", ["$.path.doc_id"])
-    _check_writable(cfg, scope, "$.space")
-    doc.scope, doc.project_id, doc.updated_at = scope, home_project(ctx.project_id, scope), timezone.now()
-    doc.save(update_fields=["scope", "project_id", "updated_at"])
-    enqueue(doc_id=doc.doc_id, op=OutboxOp.UPSERT, embedding_version=cfg.embedding_version)
     return doc

@@ -1,17 +1,34 @@
-"""docs_excerpts_get: a bounded, verified excerpt of a readable document (domain.excerpts does the work)."""
+"""docs_excerpts_get: a bounded, verified excerpt of a readable document (domain.excerpts does the work), for the
+route (``read_excerpt``) and for a note's pointer at search time (``hydrate_pointer``)."""
 
 from __future__ import annotations
 
 import uuid
 
+from elf_config import ElfConfig
+from elf_kernel.api.english_fields import NATURAL, require_english
 from elf_kernel.context import RequestContext
 from elf_kernel.errors import NotFound
 
 from ..domain.excerpts import Excerpt, Position, Quote, excerpt
 from ..models import DocDocument
 from ..selectors import doc_chunk, readable_docs
+from .docs_enabled import require_enabled
 
 RESOLVER = "elf_doc_ext/v1"  # source_ref/v1 pointers this extension resolves (supplement section 3)
+
+
+def read_excerpt(*, cfg: ElfConfig, ctx: RequestContext, doc_id: uuid.UUID, level: str, quote: Quote | None,
+                 position: Position | None, chunk_id: uuid.UUID | None, state: dict | None) -> dict:
+    """docs_excerpts_get, the entry point its route calls: the quote's strings meet the English gate, then the
+    excerpt of a readable document (404 otherwise), as the response body."""
+    require_enabled(cfg)
+    if quote is not None:
+        require_english([(f"$.quote.{name}", text, NATURAL) for name, text in
+                         (("exact", quote.exact), ("prefix", quote.prefix), ("suffix", quote.suffix)) if text])
+    doc, got, chunk_hash = get_excerpt(ctx=ctx, doc_id=doc_id, level=level, quote=quote, position=position,
+                                       chunk_id=chunk_id, state=state)
+    return excerpt_view(doc, got, level=level, quote=quote, chunk_hash=chunk_hash)
 
 
 def get_excerpt(*, ctx: RequestContext, doc_id: uuid.UUID, level: str, quote: Quote | None,
@@ -32,7 +49,6 @@ def get_excerpt(*, ctx: RequestContext, doc_id: uuid.UUID, level: str, quote: Qu
                   expected_content_hash=state.get("content_hash"), chunk=chunk,
                   expected_chunk_hash=state.get("chunk_hash"))
     return doc, got, chunk[1] if chunk else None
-
 
 
 def excerpt_view(doc: DocDocument, got: Excerpt, *, level: str, quote: Quote | None, chunk_hash: str | None) -> dict:

@@ -14,14 +14,16 @@ from elf_infra.index import bm25
 from elf_infra.index.hybrid import hybrid_query
 from elf_infra.index.scope_filter import idf_corpus, scope_filter
 from elf_infra.providers.factory import build_embedding
+from elf_kernel.api.english_fields import NATURAL, require_english
 from elf_kernel.context import RequestContext
+from elf_kernel.errors import InvalidRequest
 
 from ..domain.excerpts import LEVEL_BYTES
 from ..indexing.index import docs_index
 from ..models import DocChunk, DocDocument
 from ..selectors import readable_docs
+from .docs_enabled import require_enabled
 from .excerpts import RESOLVER
-
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,13 @@ class L0Hit:
 
 def search_l0(*, cfg: ElfConfig, ctx: RequestContext, query: str, top_k: int, candidate_k: int,
               scope: str | None) -> list[L0Hit]:
+    """docs_search_l0, the entry point its route calls: the query meets the English gate and must not be blank;
+    candidate_k is at least top_k; ``scope`` None searches every scope the read rule lets the caller see."""
+    require_enabled(cfg)
+    require_english([("$.query", query, NATURAL)])
+    if not query.strip():
+        raise InvalidRequest("query must not be empty.", ["$.query"])
+    query, candidate_k = query.strip(), max(candidate_k, top_k)
     scopes = [scope] if scope else list(KNOWN_SCOPES)
     dense = build_embedding(cfg).embed([query])[0]
     sparse = bm25.embed_query(query)

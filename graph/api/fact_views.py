@@ -1,39 +1,19 @@
 """The public graph read API (beyond the spec): facts by subject, predicate and time, and one entity with its
-current facts and history. Every fact passes the notes' read rule (graph.selectors.facts)."""
+current facts and history. Thin: validate the shape, call the route's use case (graph.services.fact_reads: the
+English gate, the as_of default and the notes' read rule over every fact), render."""
 
 from __future__ import annotations
 
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from elf_kernel.api.english_fields import NATURAL, require_english
 from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
 from elf_kernel.api.validation import validated
 from elf_kernel.context import context_from_request
-from elf_kernel.errors import NotFound
 
-from ..domain.rules import fact_state
-from ..selectors.facts import entity_facts, evidence_note_ids, find_facts, supersession_links
+from ..services.fact_reads import entity_facts_of, list_facts
 from . import fact_serializers as s
-
-
-def _entity(entity) -> dict | None:
-    if entity is None:
-        return None
-    return {"entity_id": entity.entity_id, "canonical": entity.canonical, "kind": entity.kind}
-
-
-def render_facts(ctx, facts, at) -> list[dict]:
-    ids = [f.fact_id for f in facts]
-    evidence, links = evidence_note_ids(ctx, ids), supersession_links(ctx, ids)
-    return [{
-        "fact_id": f.fact_id, "scope": f.scope, "subject": _entity(f.subject_entity), "predicate": f.predicate,
-        "predicate_id": f.predicate_ref_id, "object": {"entity": _entity(f.object_entity), "value": f.object_value},
-        "valid_from": f.valid_from, "valid_to": f.valid_to, "state": fact_state(f.valid_from, f.valid_to, at),
-        "evidence_note_ids": evidence.get(f.fact_id, []), **links[f.fact_id],
-    } for f in facts]
 
 
 class GraphFactsView(APIView):
@@ -43,12 +23,9 @@ class GraphFactsView(APIView):
     def get(self, request):
         ctx = context_from_request(request)
         q = validated(s.FactQuerySerializer, request.query_params.dict(), "$.query")
-        require_english([(f"$.query.{name}", q[name], NATURAL) for name in ("subject", "predicate") if q.get(name)])
-        at = q.get("as_of") or timezone.now()
-        facts = find_facts(ctx, subject=q.get("subject"), predicate=q.get("predicate"), state=q["state"], at=at,
-                           limit=q["limit"])
-        return Response(s.FactListSerializer({"as_of": at, "state": q["state"],
-                                              "facts": render_facts(ctx, facts, at)}).data)
+        page = list_facts(ctx=ctx, subject=q.get("subject"), predicate=q.get("predicate"), as_of=q.get("as_of"),
+                          state=q["state"], limit=q["limit"])
+        return Response(s.FactListSerializer({"as_of": page.as_of, "state": page.state, "facts": page.facts}).data)
 
 
 class GraphEntityView(APIView):
@@ -57,13 +34,7 @@ class GraphEntityView(APIView):
                    responses={200: s.EntityDetailSerializer, **ERROR_RESPONSES})
     def get(self, request, entity_id):
         ctx = context_from_request(request)
-        found = entity_facts(ctx, entity_id)
-        if found is None:
-            raise NotFound("No such entity, or no fact about it you may read.", ["$.path.entity_id"])
-        entity, aliases, facts = found
-        rendered = render_facts(ctx, facts, timezone.now())
+        found = entity_facts_of(ctx=ctx, entity_id=entity_id)
         return Response(s.EntityDetailSerializer({
-            **_entity(entity), "aliases": aliases,
-            "current_facts": [f for f in rendered if f["state"] == "current"],
-            "history": [f for f in rendered if f["state"] != "current"],
+            **found.entity, "aliases": found.aliases, "current_facts": found.current_facts, "history": found.history,
         }).data)

@@ -12,7 +12,6 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from elf_kernel.api.english_fields import IDENTIFIER, require_english
 from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES, ErrorBody
 from elf_kernel.api.validation import validated
 from elf_kernel.context import context_from_request
@@ -98,6 +97,5 @@ class PredicateAliasesView(APIView):
     def post(self, request, predicate_id: uuid.UUID):
         ctx = context_from_request(request)
         data = validated(s.PredicateAliasBody, request.data)
-        require_english([("$.alias", data["alias"], IDENTIFIER)])
         aliases = add_predicate_alias(ctx=ctx, predicate_id=predicate_id, alias=data["alias"])
         return _aliases(predicate_id, aliases)

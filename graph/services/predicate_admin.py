@@ -14,6 +14,7 @@ import uuid
 from django.db import IntegrityError, transaction
 from django.db.models.functions import Now
 
+from elf_kernel.api.english_fields import IDENTIFIER, require_english
 from elf_kernel.context import RequestContext
 from elf_kernel.errors import ElfError, InvalidRequest
 
@@ -79,17 +80,23 @@ def update_predicate(
     return predicate
 
 
-@transaction.atomic
 def add_predicate_alias(
     *, ctx: RequestContext | None, predicate_id: uuid.UUID, alias: str
 ) -> list[GraphPredicateAlias]:
     """Give a predicate an alias in its own scope; returns all its aliases (oldest first).
 
-    The alias is stored as given and matched by its normalised form (graph.domain.rules.normalize). Adding an
+    The alias is an identifier: it meets the English gate's script check first (422 NON_ENGLISH_INPUT on
+    $.alias). It is stored as given and matched by its normalised form (graph.domain.rules.normalize). Adding an
     alias the predicate already has is a no-op. Raises InvalidRequest when the alias normalises to nothing,
     AliasConflict when another predicate of the scope already answers to that name (as an alias or as its
     canonical name: resolution would be ambiguous), PredicateRefused for a global or deprecated predicate.
     """
+    require_english([("$.alias", alias, IDENTIFIER)])
+    return _add_alias(ctx=ctx, predicate_id=predicate_id, alias=alias)
+
+
+@transaction.atomic
+def _add_alias(*, ctx: RequestContext | None, predicate_id: uuid.UUID, alias: str) -> list[GraphPredicateAlias]:
     predicate = visible_predicate(ctx, predicate_id, for_update=True)
     _refuse(check_predicate_change(scope_key=predicate.scope_key, current=predicate.status, new_status=None,
                                    by_tenant_key=ctx is not None))

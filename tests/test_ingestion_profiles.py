@@ -114,7 +114,12 @@ def test_validation_errors_name_jsonpaths(api):
     assert r.status_code == 400 and r.json()["fields"] == ["$.profile"]
     r = api.post("", {"profile_id": "Профиль", "profile": {}})
     assert r.status_code == 422 and r.json()["fields"] == ["$.profile_id"]
+    r = api.post("", {"profile_id": "bad", "profile": {}, "created_by": "Оператор"})
+    assert r.status_code == 422 and r.json()["fields"] == ["$.created_by"]
     assert api.get("/bad/versions").status_code == 404  # nothing was stored
+    for path in ("/Профиль", "/Профиль/versions"):  # what creating one required
+        r = api.get(path)
+        assert r.status_code == 422 and r.json()["fields"] == ["$.path.profile_id"], (path, r.content)
 
 
 def test_default_set_and_get(api):

@@ -1,6 +1,8 @@
 """Admin ingestion profile endpoints (spec v2 section 15, supplement section 6), on the admin bind.
 
-Scoped to the context headers' (tenant, project): another tenant's or project's profile is 404.
+Scoped to the context headers' (tenant, project): another tenant's or project's profile is 404. Thin: validate
+the shape, call the route's use case (memory.services.ingestion_profile_admin, memory.services.ingestion_profiles),
+render.
 """
 
 from __future__ import annotations
@@ -9,15 +11,13 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from elf_kernel.api.schema_docs import CONTEXT_HEADERS
+from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES, ErrorBody
 from elf_kernel.api.validation import validated
-from elf_kernel.api.schema_docs import ERROR_RESPONSES, ErrorBody
 from elf_kernel.context import context_from_request
-from elf_kernel.errors import NotFound
 
+from ..services import ingestion_profile_admin as admin
 from ..services import ingestion_profiles as svc
 from . import ingestion_profile_serializers as s
-from elf_kernel.api.english_fields import IDENTIFIER, require_english
 
 PROFILE_ID_PATH = OpenApiParameter("profile_id", str, OpenApiParameter.PATH)
 
@@ -59,10 +59,8 @@ class IngestionProfilesView(APIView):
     def post(self, request):
         ctx = context_from_request(request)
         data = validated(s.CreateProfileSerializer, request.data)
-        created_by = data.get("created_by", ctx.agent_id)
-        require_english([("$.profile_id", data["profile_id"], IDENTIFIER), ("$.created_by", created_by, IDENTIFIER)])
-        row = svc.create_profile(ctx, profile_id=data["profile_id"], version=data.get("version"),
-                                 profile=data["profile"], created_by=created_by)
+        row = admin.create_profile_version(ctx=ctx, profile_id=data["profile_id"], version=data.get("version"),
+                                           profile=data["profile"], created_by=data.get("created_by"))
         return Response(_full(row))
 
 
@@ -75,10 +73,8 @@ class IngestionProfileView(APIView):
     )
     def get(self, request, profile_id: str):
         ctx = context_from_request(request)
-        require_english([("$.path.profile_id", profile_id, IDENTIFIER)])  # what creating it required
         q = validated(s.ProfileQuerySerializer, request.query_params.dict(), "$.query")
-        row = svc.get_profile(ctx, profile_id, q.get("version"), id_path="$.path.profile_id",
-                              version_path="$.query.version")
+        row = admin.read_profile(ctx=ctx, profile_id=profile_id, version=q.get("version"))
         return Response(_full(row))
 
 
@@ -91,8 +87,7 @@ class IngestionProfileVersionsView(APIView):
     )
     def get(self, request, profile_id: str):
         ctx = context_from_request(request)
-        require_english([("$.path.profile_id", profile_id, IDENTIFIER)])
-        return Response({"profiles": [_summary(r) for r in svc.list_versions(ctx, profile_id)]})
+        return Response({"profiles": [_summary(r) for r in admin.read_versions(ctx=ctx, profile_id=profile_id)]})
 
 
 class IngestionProfileDefaultView(APIView):
@@ -104,10 +99,7 @@ class IngestionProfileDefaultView(APIView):
     )
     def get(self, request):
         ctx = context_from_request(request)
-        default = svc.get_default(ctx)
-        if default is None:
-            raise NotFound("No default ingestion profile is set for this project.", [])
-        return Response(_default(default))
+        return Response(_default(admin.read_default(ctx=ctx)))
 
     @extend_schema(
         operation_id="elf_admin_events_ingestion_profile_default_set",

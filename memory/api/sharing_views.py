@@ -1,4 +1,5 @@
-"""Publish/unpublish and space grants (spec v2 section 15). Thin: validate, call memory.services.sharing."""
+"""Publish/unpublish and space grants (spec v2 section 15). Thin: validate the shape, call the route's use case
+(memory.services.sharing, memory.services.space_grants: the write rule, the owner and the grantee rules), render."""
 
 from __future__ import annotations
 
@@ -6,36 +7,30 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from elf_kernel.api.schema_docs import CONTEXT_HEADERS
-from elf_kernel.api.schema_docs import ERROR_RESPONSES
+from elf_domain.spaces import AGENT_PRIVATE, SCOPE_SPACES
+from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
 from elf_kernel.api.validation import validated
 from elf_kernel.context import context_from_request
 from elf_kernel.errors import InvalidRequest
 from elf_kernel.runtime import get_config
 
-from elf_domain.spaces import AGENT_PRIVATE, SCOPE_SPACES, scope_of_space
-from ..services import sharing
+from ..services.sharing import publish, unpublish
+from ..services.space_grants import grant_space, list_space_grants, revoke_space_grant
 from . import sharing_serializers as s
 from .note_serializers import NOTE_MOVE_ERRORS
-from elf_kernel.api.english_fields import IDENTIFIER, require_english
 
 SPACE_PARAM = OpenApiParameter("space", str, OpenApiParameter.PATH, enum=list(s.SPACES))
 
 
-def _space_scope(space: str) -> str:
-    scope = scope_of_space(space)
-    if scope is None:
+def _path_space(space: str) -> str:
+    """The {space} of a grants route: a public space name."""
+    if space not in s.SPACES:
         raise InvalidRequest(f"Unknown space {space!r}; use one of {', '.join(s.SPACES)}.", ["$.path.space"])
-    return scope
+    return space
 
 
-def _grantee(request, ctx) -> dict:
+def _grantee(request) -> dict:
     data = validated(s.GranteeSerializer, request.data)
-    if data.get("grantee_agent_id"):
-        require_english([("$.grantee_agent_id", data["grantee_agent_id"], IDENTIFIER)])
-        if data["grantee_agent_id"] == ctx.agent_id:
-            raise InvalidRequest("The space's owner always reads its own notes; grant another agent.",
-                                 ["$.grantee_agent_id"])
     return {"grantee_kind": data["grantee_kind"], "grantee_agent_id": data.get("grantee_agent_id")}
 
 
@@ -57,7 +52,7 @@ class NotePublishView(APIView):
     def post(self, request, note_id):
         ctx = context_from_request(request)
         space = validated(s.PublishSerializer, request.data)["space"]
-        note = sharing.publish(get_config(), ctx, note_id, _space_scope(space))
+        note = publish(cfg=get_config(), ctx=ctx, note_id=note_id, space=space)
         return Response({"note_id": str(note.note_id), "space": space})
 
 
@@ -70,7 +65,7 @@ class NoteUnpublishView(APIView):
     def post(self, request, note_id):
         ctx = context_from_request(request)
         space = validated(s.PublishSerializer, request.data)["space"]
-        note = sharing.unpublish(get_config(), ctx, note_id, _space_scope(space))
+        note = unpublish(cfg=get_config(), ctx=ctx, note_id=note_id, space=space)
         return Response({"note_id": str(note.note_id), "space": AGENT_PRIVATE})
 
 
@@ -84,11 +79,11 @@ class SpaceGrantsView(APIView):
     )
     def get(self, request, space):
         ctx = context_from_request(request)
-        scope = _space_scope(space)
+        space = _path_space(space)
         flag = request.query_params.get("include_revoked", "false").lower()
         if flag not in ("true", "false"):
             raise InvalidRequest("include_revoked must be true or false.", ["$.query.include_revoked"])
-        grants = sharing.list_grants(ctx, scope, include_revoked=flag == "true")
+        grants = list_space_grants(ctx=ctx, space=space, include_revoked=flag == "true")
         return Response({"grants": [grant_to_dict(g) for g in grants]})
 
     @extend_schema(
@@ -98,8 +93,8 @@ class SpaceGrantsView(APIView):
     )
     def post(self, request, space):
         ctx = context_from_request(request)
-        scope = _space_scope(space)
-        g = sharing.grant(ctx, scope, **_grantee(request, ctx))
+        space = _path_space(space)
+        g = grant_space(ctx=ctx, space=space, **_grantee(request))
         return Response({"space": space, "grantee_kind": g.grantee_kind, "grantee_agent_id": g.grantee_agent_id,
                          "granted": True})
 
@@ -112,5 +107,5 @@ class SpaceGrantRevokeView(APIView):
     )
     def post(self, request, space):
         ctx = context_from_request(request)
-        scope = _space_scope(space)
-        return Response({"revoked": sharing.revoke(ctx, scope, **_grantee(request, ctx))})
+        space = _path_space(space)
+        return Response({"revoked": revoke_space_grant(ctx=ctx, space=space, **_grantee(request))})

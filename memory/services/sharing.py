@@ -1,74 +1,31 @@
-"""Publishing notes to shared spaces and granting access to them (spec v2 section 15, supplement section 7).
+"""Publishing notes to shared spaces (spec v2 section 15, supplement section 7); the grants are space_grants'.
 
-A space is (tenant, home project, scope, owner agent). The owner grants a whole project (every agent of the
-project; every agent of the tenant for the org space) or one agent id. Revoking keeps the row (history).
-Publishing moves one of the owner's notes into a space and makes sure the space's project grant exists;
-unpublishing returns the note to the owner's agent_private scope in the caller's project. The grant is not
-revoked then: it covers the owner's other notes in that space.
+A space is (tenant, home project, scope, owner agent). Publishing moves one of the owner's notes into a space and
+makes sure the space's project grant exists; unpublishing returns the note to the owner's agent_private scope in
+the caller's project. The grant is not revoked then: it covers the owner's other notes in that space. ``publish``
+and ``unpublish`` are the routes' entry points: they take the space by its public name.
 """
 
 from __future__ import annotations
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from elf_config import ElfConfig
 from elf_kernel.context import RequestContext
 from elf_kernel.errors import ElfError, InvalidRequest, ScopeDenied
 
-from elf_domain.spaces import AGENT_PRIVATE, SCOPE_SPACES, home_project, scope_writable
+from elf_domain.spaces import AGENT_PRIVATE, SCOPE_SPACES, home_project, scope_of_space, scope_writable
+
 from ..indexing.outbox import enqueue
-from ..models import GranteeKind, MemoryNote, MemorySpaceGrant, NoteStatus, OutboxOp, VersionOp
-from ..selectors import space_grants
+from ..models import GranteeKind, MemoryNote, NoteStatus, OutboxOp, VersionOp
 from .note_changes import NoteNotActive, owned_for_update
+from .space_grants import grant
 from .versions import note_snapshot, record_version
 
 
 class NoteKeyConflict(ElfError):
     status, error_code = 409, "NOTE_KEY_CONFLICT"
-
-
-def own_space_grants(ctx: RequestContext, scope: str):
-    """The caller's own space for ``scope``: grants it has given (active and revoked)."""
-    return space_grants(ctx.tenant_id, home_project(ctx.project_id, scope), scope, ctx.agent_id)
-
-
-def list_grants(ctx: RequestContext, scope: str, *, include_revoked: bool) -> list[MemorySpaceGrant]:
-    qs = own_space_grants(ctx, scope)
-    if not include_revoked:
-        qs = qs.filter(revoked_at__isnull=True)
-    return list(qs.order_by("-granted_at", "grant_id"))
-
-
-def _grantee(qs, grantee_kind: str, grantee_agent_id: str | None):
-    return qs.filter(grantee_kind=grantee_kind, grantee_agent_id=grantee_agent_id, revoked_at__isnull=True)
-
-
-@transaction.atomic
-def grant(ctx: RequestContext, scope: str, grantee_kind: str, grantee_agent_id: str | None) -> MemorySpaceGrant:
-    """Idempotent: an existing active grant is returned as is."""
-    qs = own_space_grants(ctx, scope)
-    existing = _grantee(qs, grantee_kind, grantee_agent_id).first()
-    if existing is not None:
-        return existing
-    try:
-        with transaction.atomic():  # a concurrent grant of the same grantee hits the active-grant unique index
-            return MemorySpaceGrant.objects.create(
-                tenant_id=ctx.tenant_id, project_id=home_project(ctx.project_id, scope), scope=scope,
-                space_owner_agent_id=ctx.agent_id, grantee_kind=grantee_kind, grantee_agent_id=grantee_agent_id,
-                granted_by_agent_id=ctx.agent_id, granted_at=timezone.now(),
-            )
-    except IntegrityError:
-        return _grantee(qs, grantee_kind, grantee_agent_id).get()
-
-
-@transaction.atomic
-def revoke(ctx: RequestContext, scope: str, grantee_kind: str, grantee_agent_id: str | None) -> bool:
-    """True when an active grant was revoked; False when there was none (revoking is idempotent)."""
-    rows = _grantee(own_space_grants(ctx, scope), grantee_kind, grantee_agent_id).update(
-        revoked_at=timezone.now(), revoked_by_agent_id=ctx.agent_id
-    )
-    return rows > 0
 
 
 def _check_writable(cfg: ElfConfig, scope: str) -> None:
@@ -98,8 +55,10 @@ def _move(cfg: ElfConfig, ctx: RequestContext, note: MemoryNote, scope: str, pro
 
 
 @transaction.atomic
-def publish(cfg: ElfConfig, ctx: RequestContext, note_id, scope: str) -> MemoryNote:
-    """Move one of the caller's active notes into the ``scope`` space and ensure the space's project grant."""
+def publish(*, cfg: ElfConfig, ctx: RequestContext, note_id, space: str) -> MemoryNote:
+    """Move one of the caller's active notes into ``space`` (team_shared or org_shared) and ensure the space's
+    project grant."""
+    scope = scope_of_space(space)
     _check_writable(cfg, scope)
     note = owned_for_update(ctx, note_id)
     if note.status != NoteStatus.ACTIVE:
@@ -112,8 +71,9 @@ def publish(cfg: ElfConfig, ctx: RequestContext, note_id, scope: str) -> MemoryN
 
 
 @transaction.atomic
-def unpublish(cfg: ElfConfig, ctx: RequestContext, note_id, scope: str) -> MemoryNote:
-    """Return one of the caller's notes from the ``scope`` space to agent_private in the caller's project."""
+def unpublish(*, cfg: ElfConfig, ctx: RequestContext, note_id, space: str) -> MemoryNote:
+    """Return one of the caller's notes from ``space`` to agent_private in the caller's project."""
+    scope = scope_of_space(space)
     note = owned_for_update(ctx, note_id)
     if note.scope != scope:
         raise InvalidRequest(f"The note is in {note.scope}, not in {SCOPE_SPACES[scope]}.", ["$.space"])

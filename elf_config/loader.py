@@ -9,6 +9,7 @@ import tomllib
 import types
 import typing
 from pathlib import Path
+from collections.abc import Set as AbstractSet
 from typing import Any, Union
 
 from .rules import check_rules
@@ -73,7 +74,7 @@ def _has_default(f: dataclasses.Field) -> bool:
     return f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
 
 
-def _parse_table(cls: type, raw: Any, prefix: str, problems: list[str], skip: set[str] = frozenset()) -> dict:
+def _parse_table(cls: type, raw: Any, prefix: str, problems: list[str], skip: AbstractSet[str] = frozenset()) -> dict:
     if not isinstance(raw, dict):
         problems.append(f"{prefix} must be a table")
         return {}
@@ -99,7 +100,7 @@ def _parse_table(cls: type, raw: Any, prefix: str, problems: list[str], skip: se
 
 
 def _parse_value(tp: Any, value: Any, key_path: str, problems: list[str]) -> Any:
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         values = _parse_table(tp, value, key_path, problems)
         try:
             return tp(**values)

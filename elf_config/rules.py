@@ -129,7 +129,7 @@ def _storage(cfg: ElfConfig, p: list[str]) -> None:
         p.append("storage.qdrant.url must be an http(s):// URL with a host")
     if not q.collection.strip():
         p.append("storage.qdrant.collection must be non-empty")
-    if not q.docs_collection.strip():
+    if not (q.docs_collection or "").strip():
         p.append("storage.qdrant.docs_collection must be non-empty when given")
     if q.docs_collection == q.collection:
         p.append("storage.qdrant.docs_collection must differ from storage.qdrant.collection")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal, Optional, Union
+from typing import Final, Literal, Optional, Union
 
 from elf_domain.vocabulary import RankingFormula, ReadProfile, SearchMode
 
@@ -27,7 +27,7 @@ DEFAULT_BROKER_URL = "redis://127.0.0.1:6389/0"
 DEFAULT_SEARCH_MODE = SearchMode.PLANNED_SEARCH.value
 DEFAULT_ENCRYPTION_KEY_FILE = "event_log_key"  # in stack.data_dir
 # A count that may be "auto": derived from the cores this machine gives the process (elf_config.sizing).
-AUTO = "auto"
+AUTO: Final = "auto"
 AutoInt = Union[int, Literal["auto"]]
 # Sizing defaults (README, "Sizing"), measured on the 2-core reference machine.
 DEFAULT_API_THREADS = 4

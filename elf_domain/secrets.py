@@ -292,7 +292,8 @@ def _ibans(text: str) -> Iterator[Span]:
         length = IBAN_LENGTHS.get(m.group(1))
         if length is None:
             continue
-        chars, i = [], m.start()
+        chars: list[str] = []
+        i = m.start()
         while len(chars) < length and i < len(text):
             c = text[i]
             if c == " " and chars and len(chars) % 4 == 0 and i + 1 < len(text) and text[i + 1] != " ":

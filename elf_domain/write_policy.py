@@ -213,7 +213,7 @@ def apply_write_policy(text: str, policy: WritePolicy) -> tuple[str, dict[str, l
         out += replacement
         cursor = span.end
     out += data[cursor:]
-    audit = {
+    audit: dict[str, list[dict[str, Any]]] = {
         "exclusions": [span.as_dict() for span in sorted(policy.exclusions)],
         "redactions": [
             {"span": r.span.as_dict(), "replacement": r.replacement}

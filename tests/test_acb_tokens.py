@@ -196,7 +196,7 @@ def test_module_is_pure():
             imported |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
             imported.add((node.module or "").split(".")[0])
-    assert imported <= {"__future__", "math", "operator", "re", "regex"}, imported
+    assert imported <= {"__future__", "collections", "math", "operator", "re", "regex"}, imported
 
 
 # ------------------------------------------------------------------ calibration table (python -m tests.test_acb_tokens)

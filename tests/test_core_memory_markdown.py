@@ -94,6 +94,8 @@ def test_escaped_pipe_inside_a_value_round_trips_and_unescapes():
     ("- key:bad key | value:x", "key"),
     ("plain prose", "line"),
     ("# SECOND TITLE", "line"),
+    ("## ", "section"),  # a section line with no name (was an AttributeError: a 500 on PUT)
+    ("##    ", "section"),
 ])
 def test_malformed_lines_name_their_line_and_field(line, field):
     text = f"# PROFILE\n\n## Preferences\n- key:ok | value:fine\n{line}\n"

@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import operator
 import re
+from collections.abc import Callable
 
 
 def _table(classes: list[tuple[bytes, bytes]], default: bytes | None = None) -> bytes:
@@ -90,8 +91,17 @@ _RUNS = tuple((ch * 4, re.compile(re.escape(ch * 4) + re.escape(ch) + "*"), _che
 def _shorten_runs(text: str) -> str:
     for needle, pattern, length in _RUNS:
         if needle in text:
-            text = pattern.sub(lambda m, length=length: m.group()[0] * length(len(m.group())), text)
+            text = pattern.sub(_run_of(length), text)
     return text
+
+
+def _run_of(length: Callable[[int], int]) -> Callable[[re.Match[str]], str]:
+    """A substitution that writes a matched run of one character again at ``length(run length)``."""
+
+    def shortened(m: re.Match[str]) -> str:
+        return m.group()[0] * length(len(m.group()))
+
+    return shortened
 
 
 FEATURES = (

@@ -75,7 +75,10 @@ class Line:
     entry: Entry | None = None
 
     def rendered(self) -> str:
-        return self.text if self.text is not None else render_entry(self.entry, section_kind(self.section))
+        if self.text is not None:
+            return self.text
+        assert self.entry is not None, "a line without its text is an entry written by an edit"
+        return render_entry(self.entry, section_kind(self.section))
 
 
 @dataclass(frozen=True)
@@ -250,6 +253,8 @@ def parse(text: str, scope: MemoryScope) -> Document:
             continue
         if piece.startswith("## "):
             m = _SECTION.match(piece)
+            if m is None:
+                raise ParseError(n, "section", "a section line needs a name after '## '")
             section = m.group(1)
             lines.append(Line("section", piece, eol, section))
             continue
@@ -303,12 +308,11 @@ def upsert(doc: Document, entry: Entry) -> tuple[Document, list[tuple[int, Entry
     first = next((i for i, ln in enumerate(doc.lines) if ln.entry is not None and ln.entry.key == entry.key), None)
     target = _section_for(doc, entry.kind)
     if first is not None and section_kind(doc.lines[first].section) == entry.kind:
-        target = doc.lines[first].section
+        target = doc.lines[first].section or target
         lines = list(doc.lines)
         lines[first] = Line("entry", None, lines[first].eol or nl, target, entry)
-        removed = [(first + 1, doc.lines[first].entry)]
         rest = {i for i, ln in enumerate(lines) if i != first and ln.entry is not None and ln.entry.key == entry.key}
-        removed += [(i + 1, doc.lines[i].entry) for i in sorted(rest)]
+        removed = [(i + 1, e) for i in (first, *sorted(rest)) if (e := doc.lines[i].entry) is not None]
         lines = [ln for i, ln in enumerate(lines) if i not in rest]
         return replace(doc, lines=tuple(lines)), removed
     doc, removed = remove_key(doc, entry.key)

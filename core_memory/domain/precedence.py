@@ -69,7 +69,7 @@ def tie_breaks(candidates: Iterable[Candidate]) -> list[TieBreak]:
     by_key: dict[tuple[MemoryScope, str], list[Candidate]] = {}
     for c in candidates:
         by_key.setdefault((c.scope, c.key), []).append(c)
-    out = []
+    out: list[TieBreak] = []
     for (_, key), group in by_key.items():
         if len(group) < 2:
             continue

@@ -46,6 +46,7 @@ import re
 import struct
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from typing import Any
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -369,4 +370,6 @@ def _compare(leaf: Compare, actual: object) -> bool:
         return isinstance(actual, str) and isinstance(leaf.value, str) and leaf.value in actual
     if actual is None:
         return False
-    return bool(_ORDERING[leaf.op](_comparable(leaf.field, actual), _comparable(leaf.field, leaf.value)))
+    left: Any = _comparable(leaf.field, actual)
+    right: Any = _comparable(leaf.field, leaf.value)
+    return bool(_ORDERING[leaf.op](left, right))

@@ -115,6 +115,38 @@ def test_policy_is_admin_bind_only(svc, t):
     assert audit(svc, t, "any-run") == []
 
 
+def test_each_route_records_who_wrote_and_why(svc, t):
+    md = {"Content-Type": "text/markdown"}
+    assert call(svc, "PUT", PROFILE, t, data="# PROFILE\n\n## Facts\n- key:a | value:one\n", headers=md).ok
+    assert upsert(svc, t, "b", "two").status_code == 200
+    assert call(svc, "DELETE", "/v2/core-memory/entries/profile/b", t).status_code == 200
+    assert upsert(svc, t, "e", "gone", ttl="2001-01-01T00:00:00Z").status_code == 200
+    assert call(svc, "POST", "/v2/core-memory/compact", t, json={"scope": "profile"}).status_code == 200
+    assert upsert(svc, t, "c", "three", scope="session", kind="fact", run_id="r1").status_code == 200
+    assert call(svc, "POST", "/v2/core-memory/runs/r1/end", t).status_code == 200
+    assert call(svc, "PUT", "/v2/admin/core-memory/policy.md", t, admin=True, agent="ops", headers=md,
+                data="# POLICY\n\n## Guardrails\n- key:p | value:yes\n").ok
+    assert upsert(svc, t, "q", "no", scope="policy", admin=True).status_code == 200
+    assert call(svc, "DELETE", "/v2/admin/core-memory/entries/policy/q", t, admin=True).status_code == 200
+    got = rows(svc, "SELECT op, key, actor, reason FROM core_memory_audit WHERE tenant_id = %s ORDER BY audit_id",
+               (t,))
+    assert got == [
+        ("upsert", "a", "user_explicit", "PROFILE.md edited (PUT) by agent a1"),
+        ("upsert", "b", "user_explicit", "memory_upsert by agent a1"),
+        ("delete", "b", "user_explicit", "memory_delete by agent a1"),
+        ("upsert", "e", "user_explicit", "memory_upsert by agent a1"),
+        ("compact", "e", "system", "expired (ttl 2001-01-01T00:00:00Z)"),
+        ("upsert", "c", "user_explicit", "memory_upsert by agent a1"),
+        ("end_run", None, "system", "run r1 ended"),
+        ("upsert", "p", "admin", "POLICY.md edited (PUT) by agent ops"),
+        ("upsert", "q", "admin", "policy upsert on the admin bind"),
+        ("delete", "q", "admin", "policy delete on the admin bind"),
+    ]
+    for admin in (False, True):
+        r = upsert(svc, t, "d", "four", scope="policy" if admin else "profile", admin=admin, reason="ผู้ใช้ขอ")
+        assert r.status_code == 422 and r.json()["fields"] == ["$.reason"], r.text
+
+
 def test_session_end_expires_when_the_run_ends(svc, t):
     assert upsert(svc, t, "task.goal", "ship the report", scope="session", kind="fact", run_id="r9",
                   ttl="session_end").status_code == 200

@@ -1,5 +1,7 @@
 """Raw PROFILE.md and SESSION.md for people to read and edit, the end of a run, a run's audit as JSON lines, and
-its pending (inferred) entries. Public bind; POLICY.md has no route here."""
+its pending (inferred) entries. Public bind; POLICY.md has no route here. Thin: validate the shape (the run id, the
+body and If-Match), call the route's use case (services.raw_documents, services.pending, the selectors' reads),
+render."""
 
 from __future__ import annotations
 
@@ -15,11 +17,10 @@ from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES, error_r
 from elf_kernel.api.validation import validated
 from elf_kernel.context import context_from_request
 
-from ..domain.vocabulary import FILE_NAMES, MemoryScope, Source
-from ..selectors import Workspace, pending_entries, run_audit
-from ..services.documents import current_text
-from ..services.entries import end_run, put_document
+from ..domain.vocabulary import MemoryScope
+from ..selectors import pending_entries, run_audit
 from ..services.pending import confirm, reject
+from ..services.raw_documents import end_session_run, read_document, replace_document
 from . import serializers as s
 from .markdown_io import (
     DOCUMENT_PARSERS,
@@ -55,33 +56,27 @@ class DocumentView(APIView):
     parser_classes = DOCUMENT_PARSERS
     content_negotiation_class = FirstRenderer
     scope: MemoryScope
-    actor = Source.USER_EXPLICIT
-
-    def workspace(self, request, run_id: str | None) -> tuple[object, Workspace]:
-        ctx = context_from_request(request)
-        return ctx, Workspace.of(ctx, self.scope, run_id_or_400(run_id, "$.path.run_id"))
 
     def read(self, request, run_id: str | None = None) -> HttpResponse:
-        _, ws = self.workspace(request, run_id)
+        ctx = context_from_request(request)
+        run_id = run_id_or_400(run_id, "$.path.run_id")
         as_json = validated(s.DocumentQuery, request.query_params.dict(), "$.query")["format"] == "json"
-        text, version, ended = current_text(ws)
+        doc = read_document(ctx=ctx, scope=self.scope, run_id=run_id)
         if as_json:
-            return Response(s.DocumentOut({"scope": self.scope, "run_id": ws.run_id or None, "markdown": text,
-                                           "version": version, "run_ended": ended}).data)
-        return markdown_response(text, version)
+            return Response(s.DocumentOut({"scope": self.scope, "run_id": run_id, "markdown": doc.text,
+                                           "version": doc.version, "run_ended": doc.run_ended}).data)
+        return markdown_response(doc.text, doc.version)
 
     def replace(self, request, run_id: str | None = None) -> Response:
-        ctx, ws = self.workspace(request, run_id)
+        ctx = context_from_request(request)
+        run_id = run_id_or_400(run_id, "$.path.run_id")
         text, body_version = body_text(request)
-        expected = if_match(request)
+        expected = if_match(request)  # the version edited: If-Match, else the JSON body's if_version
         if expected is None:
             expected = body_version
-        name = FILE_NAMES[self.scope]
-        result = put_document(ctx=ctx, scope=self.scope, run_id=ws.run_id or None, text=text,
-                              actor=self.actor, reason=f"{name} edited (PUT) by agent {ctx.agent_id}",
-                              if_version=expected)
+        result = replace_document(ctx=ctx, scope=self.scope, run_id=run_id, text=text, if_version=expected)
         return Response(s.DocumentWriteOut({
-            "scope": self.scope, "run_id": ws.run_id or None, "doc_version": result.doc.version,
+            "scope": self.scope, "run_id": run_id, "doc_version": result.doc.version,
             "changed": result.changed, "entries": result.doc.entries.count(), "audit_ids": result.audit_ids}).data)
 
 
@@ -123,7 +118,7 @@ class EndRunView(APIView):
     def post(self, request, run_id):
         ctx = context_from_request(request)
         run_id = run_id_or_400(run_id, "$.path.run_id")
-        result, expired = end_run(ctx=ctx, run_id=run_id, actor=Source.SYSTEM)
+        result, expired = end_session_run(ctx=ctx, run_id=run_id)
         return Response(s.EndRunOut({"run_id": run_id, "already_ended": result is None, "expired": expired,
                                      "doc_version": result.doc.version if result else None,
                                      "audit_ids": result.audit_ids if result else []}).data)

@@ -1,5 +1,7 @@
 """memory_upsert, memory_delete, memory_resolve, memory_compact and the natural-language utterances, on the public
-bind. Thin: validate, call one service, render with an output serializer."""
+bind. Thin: validate the shape, call the route's use case (services.public_entries, services.utterances: the
+English gate, defaults, who writes, staging), render with an output serializer. The one check before the shape is
+the bind's own: POLICY.md is not written here (403 SCOPE_DENIED, not a 400 for a scope the public shape lacks)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,7 @@ import time
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
-from django.utils import timezone
 
-from elf_kernel.api.english_fields import NATURAL, require_english
 from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES, error_responses
 from elf_kernel.api.validation import validated
 from elf_kernel.context import context_from_request
@@ -18,10 +18,9 @@ from elf_kernel.errors import InvalidRequest, ScopeDenied
 from elf_kernel.runtime import get_config
 
 from ..domain.markdown import KEY_RE
-from ..domain.vocabulary import MemoryScope, Source
-from ..services.entries import EntryInput, compact, delete_entry, upsert_entry
-from ..services.pending import stage
-from ..services.resolve import resolve
+from ..domain.vocabulary import MemoryScope
+from ..services.entries import EntryInput
+from ..services.public_entries import Written, memory_compact, memory_delete, memory_resolve, memory_upsert
 from ..services.utterances import handle
 from . import serializers as s
 from .markdown_io import run_id_or_400
@@ -33,9 +32,10 @@ def scope_path(choices) -> OpenApiParameter:
     return OpenApiParameter("scope", str, OpenApiParameter.PATH, enum=list(choices))
 
 
-def written(result, entry: EntryInput, scope: str) -> dict:
-    return {"status": "written", "scope": scope, "key": entry.key, "value": entry.value,
-            "doc_version": result.doc.version, "audit_id": result.audit_ids[0], "pending_entry_id": None}
+def write_out(w: Written) -> dict:
+    return s.WriteOut({"status": w.status, "scope": w.scope, "key": w.key, "value": w.value,
+                       "doc_version": w.doc_version, "audit_id": w.audit_id,
+                       "pending_entry_id": w.pending_entry_id}).data
 
 
 # Writes to a run's SESSION.md after the run was ended.
@@ -57,19 +57,9 @@ class EntriesView(APIView):
             raise ScopeDenied("POLICY.md is written only on the admin bind.", ["$.scope"])
         data = validated(s.UpsertBody, request.data)
         run_id = run_id_or_400(data.get("run_id"), "$.run_id")
-        scope, entry = MemoryScope(data["scope"]), entry_of(data)
-        reason = data.get("reason") or f"memory_upsert by agent {ctx.agent_id}"
-        if data.get("reason"):
-            require_english([("$.reason", data["reason"], NATURAL)])
-        if entry.source == Source.USER_INFERRED:
-            if run_id is None:
-                raise InvalidRequest("An inferred entry is staged under a run: give run_id.", ["$.run_id"])
-            row, audit_id = stage(ctx=ctx, scope=scope, entry=entry, run_id=run_id, confidence=None, reason=reason)
-            return Response(s.WriteOut({"status": "pending", "scope": scope, "key": entry.key, "value": entry.value,
-                                        "doc_version": None, "audit_id": audit_id,
-                                        "pending_entry_id": row.entry_id}).data, status=202)
-        result = upsert_entry(ctx=ctx, scope=scope, entry=entry, run_id=run_id, reason=reason)
-        return Response(s.WriteOut(written(result, entry, scope)).data)
+        w = memory_upsert(ctx=ctx, scope=MemoryScope(data["scope"]), entry=entry_of(data), run_id=run_id,
+                          reason=data.get("reason"))
+        return Response(write_out(w), status=202 if w.pending_entry_id is not None else 200)
 
 
 def check_key(key: str) -> None:
@@ -91,8 +81,7 @@ class EntryDetailView(APIView):
         check_key(key)
         run_id = run_id_or_400(validated(s.RunQuery, request.query_params.dict(), "$.query").get("run_id"),
                                "$.query.run_id")
-        result = delete_entry(ctx=ctx, scope=MemoryScope(scope), key=key, run_id=run_id, actor=Source.USER_EXPLICIT,
-                              reason=f"memory_delete by agent {ctx.agent_id}")
+        result = memory_delete(ctx=ctx, scope=MemoryScope(scope), key=key, run_id=run_id)
         return Response(s.DeleteOut({"scope": scope, "key": key, "doc_version": result.doc.version,
                                      "audit_id": result.audit_ids[0]}).data)
 
@@ -106,12 +95,10 @@ class ResolveView(APIView):
         ctx = context_from_request(request)
         data = validated(s.ResolveBody, request.data)
         run_id = run_id_or_400(data.get("run_id"), "$.run_id")
-        keys = list(dict.fromkeys(data["keys"])) if "keys" in data else None
-        now = timezone.now()
-        items = resolve(ctx=ctx, keys=keys, run_id=run_id, now=now, enumerate_policy=False)
-        response = Response(s.ResolveOut({"resolved_at": now, "items": [
+        got = memory_resolve(ctx=ctx, keys=data.get("keys"), run_id=run_id)
+        response = Response(s.ResolveOut({"resolved_at": got.resolved_at, "items": [
             {"key": r.key, "found": r.provenance is not None, "value": r.value, "provenance": r.provenance}
-            for r in items]}).data)
+            for r in got.items]}).data)
         response["Server-Timing"] = f"resolve;dur={(time.perf_counter() - started) * 1000:.2f}"
         return response
 
@@ -124,7 +111,7 @@ class CompactView(APIView):
         ctx = context_from_request(request)
         data = validated(s.CompactBody, request.data)
         run_id = run_id_or_400(data.get("run_id"), "$.run_id")
-        result, removed = compact(ctx=ctx, scope=MemoryScope(data["scope"]), run_id=run_id, actor=Source.SYSTEM)
+        result, removed = memory_compact(ctx=ctx, scope=MemoryScope(data["scope"]), run_id=run_id)
         return Response(s.CompactOut({"scope": data["scope"], "doc_version": result.doc.version if result else None,
                                       "removed": removed, "audit_ids": result.audit_ids if result else []}).data)
 
@@ -138,7 +125,5 @@ class UtterancesView(APIView):
         ctx = context_from_request(request)
         data = validated(s.UtteranceBody, request.data)
         run_id = run_id_or_400(data["run_id"], "$.run_id")
-        require_english([("$.text", data["text"], NATURAL)])
-        min_confidence = get_config().core_memory.inferred_min_confidence
-        out = handle(ctx=ctx, run_id=run_id, text=data["text"], min_confidence=min_confidence)
+        out = handle(cfg=get_config(), ctx=ctx, run_id=run_id, text=data["text"])
         return Response(s.UtteranceOut(out.__dict__).data)

@@ -1,5 +1,6 @@
 """POLICY.md on the admin bind only (core-memory-markdown section 8): the tenant's raw policy, and upsert/delete
-of its entries. No public route reads or writes it; resolve reports a policy-decided value and nothing else."""
+of its entries. No public route reads or writes it; resolve reports a policy-decided value and nothing else. Thin:
+validate the shape, call the route's use case (services.raw_documents, services.policy_entries), render."""
 
 from __future__ import annotations
 
@@ -7,22 +8,20 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from elf_kernel.api.english_fields import NATURAL, require_english
 from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
 from elf_kernel.api.validation import validated
 from elf_kernel.context import context_from_request
 from elf_kernel.errors import InvalidRequest
 
-from ..domain.vocabulary import MemoryScope, Source
-from ..services.entries import delete_entry, upsert_entry
+from ..domain.vocabulary import MemoryScope
+from ..services.policy_entries import policy_delete, policy_upsert
 from . import serializers as s
 from .document_views import DOCUMENT_GET, DOCUMENT_PUT, IF_MATCH, PUT_BODY, DocumentView
-from .entry_views import KEY_PATH, check_key, entry_of, scope_path, written
+from .entry_views import KEY_PATH, check_key, entry_of, scope_path, write_out
 
 
 class PolicyView(DocumentView):
     scope = MemoryScope.POLICY
-    actor = Source.ADMIN
 
     @extend_schema(summary="The tenant's POLICY.md as text/markdown (admin bind only)",
                    operation_id="elf_admin_core_memory_policy_get", parameters=CONTEXT_HEADERS + [s.DocumentQuery],
@@ -44,12 +43,7 @@ class PolicyEntriesView(APIView):
     def post(self, request):
         ctx = context_from_request(request)
         data = validated(s.PolicyUpsertBody, request.data)
-        if data.get("reason"):
-            require_english([("$.reason", data["reason"], NATURAL)])
-        entry = entry_of(data)
-        result = upsert_entry(ctx=ctx, scope=MemoryScope.POLICY, entry=entry, run_id=None,
-                              reason=data.get("reason") or "policy upsert on the admin bind")
-        return Response(s.WriteOut(written(result, entry, "policy")).data)
+        return Response(write_out(policy_upsert(ctx=ctx, entry=entry_of(data), reason=data.get("reason"))))
 
 
 class PolicyEntryDetailView(APIView):
@@ -61,7 +55,6 @@ class PolicyEntryDetailView(APIView):
         if scope != "policy":
             raise InvalidRequest("The admin route deletes policy entries: scope is policy.", ["$.path.scope"])
         check_key(key)
-        result = delete_entry(ctx=ctx, scope=MemoryScope.POLICY, key=key, run_id=None, actor=Source.ADMIN,
-                              reason="policy delete on the admin bind")
+        result = policy_delete(ctx=ctx, key=key)
         return Response(s.DeleteOut({"scope": scope, "key": key, "doc_version": result.doc.version,
                                      "audit_id": result.audit_ids[0]}).data)

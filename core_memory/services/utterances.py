@@ -1,14 +1,17 @@
-"""POST an English user utterance: classify it (domain.utterances) and apply what it asks. An explicit, confident
-instruction is written at once; one under ``core_memory.inferred_min_confidence`` is staged as pending. The answer
-carries proof: the document version and audit id of the write, or, for "forget", that the key no longer resolves
-from the profile or the run's session."""
+"""POST an English user utterance (``handle``, the entry point its route calls): the text meets the English gate,
+then it is classified (domain.utterances) and what it asks is applied. An explicit, confident instruction is
+written at once; one under ``core_memory.inferred_min_confidence`` is staged as pending. The answer carries
+proof: the document version and audit id of the write, or, for "forget", that the key no longer resolves from
+the profile or the run's session."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from elf_config import ElfConfig
 from elf_domain.english_gate import normalize
 from elf_domain.secrets import contains_secret
+from elf_kernel.api.english_fields import NATURAL, require_english
 from elf_kernel.context import RequestContext
 
 from ..domain.utterances import DELETE, NONE, classify
@@ -45,7 +48,9 @@ def _concise(ctx: RequestContext, run_id: str) -> bool:
     return got[0].value == "concise"
 
 
-def handle(*, ctx: RequestContext, run_id: str, text: str, min_confidence: float) -> Outcome:
+def handle(*, cfg: ElfConfig, ctx: RequestContext, run_id: str, text: str) -> Outcome:
+    require_english([("$.text", text, NATURAL)])
+    min_confidence = cfg.core_memory.inferred_min_confidence
     intent = classify(text)
     out = Outcome(intent.op, intent.trigger, intent.confidence, intent.explanation, key=intent.key)
     if intent.op == NONE:

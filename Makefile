@@ -4,7 +4,7 @@ VENV := .venv
 STAMP := $(VENV)/.installed
 CONFIG ?= elf.toml
 
-.PHONY: install run test test-external stack-up stack-down bench lint clean soak fuzz
+.PHONY: install run test test-fast test-external stack-up stack-down bench lint clean soak fuzz
 
 install: $(STAMP)
 
@@ -20,6 +20,10 @@ test: install
 
 # ELF on services it does not manage (docs/deploying.md): Postgres with a non-superuser owner role, Redis with a
 # password and a Qdrant server started apart from elf-stack, elf-api and elf-worker from two checkouts.
+# The unit lane alone (tests/README.md, "Lanes"): every test that needs no stack; nothing is started.
+test-fast: install
+	$(VENV)/bin/python -m pytest -m unit -q -p no:cacheprovider -n 2
+
 test-external: install
 	bash scripts/test_external.sh
 
@@ -35,6 +39,7 @@ bench: install
 
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/python -m mypy
 
 # The tenant-isolation property test at length (docs/testing.md): prints operations and leaks found.
 ELF_SOAK_OPS ?= 10000

@@ -45,14 +45,14 @@ lint: install
 ELF_SOAK_OPS ?= 10000
 soak: install
 	ELF_SOAK_OPS=$(ELF_SOAK_OPS) ELF_ISOLATION_OPS_PER_EXAMPLE=$${ELF_ISOLATION_OPS_PER_EXAMPLE:-100} \
-	  $(VENV)/bin/python -m pytest tests/test_tenant_isolation.py -q -s -p no:cacheprovider
+	  $(VENV)/bin/python -m pytest tests/kernel/test_tenant_isolation.py -q -s -p no:cacheprovider
 
 # Schemathesis against both binds at length (docs/testing.md): prints examples sent and 5xx (0).
 ELF_FUZZ_EXAMPLES ?= 1000
 ELF_FUZZ_SCENARIOS ?= 400
 fuzz: install
 	ELF_FUZZ_EXAMPLES=$(ELF_FUZZ_EXAMPLES) ELF_FUZZ_SCENARIOS=$(ELF_FUZZ_SCENARIOS) \
-	  $(VENV)/bin/python -m pytest tests/test_fuzz_openapi.py -q -s -p no:cacheprovider
+	  $(VENV)/bin/python -m pytest tests/kernel/test_fuzz_openapi.py -q -s -p no:cacheprovider
 
 clean:
 	rm -rf $(VENV) var

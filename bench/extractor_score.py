@@ -6,7 +6,7 @@ person could file either way, e.g. "I'm vegetarian" as profile or constraint) an
 span of the snippet naming what the note is about, occurs (case-insensitively) in the note's text or evidence
 quote. Each labelled note is matched at most once (maximum bipartite matching), so precision = matched /
 emitted and recall = matched / labelled. This is stricter than the type-only multiset count of
-tests/test_local_extractor_labelled.py, which lets any preference note stand for any labelled preference.
+tests/memory/test_local_extractor_labelled.py, which lets any preference note stand for any labelled preference.
 
 Secrets: a note whose text or quote contains one of the snippet's ``secrets`` strings. Verbatim: every evidence
 quote is a substring of ``messages[message_index]["content"]``.

@@ -87,7 +87,7 @@ def api_time(text: str | None) -> str | None:
 # The winning live entry of each key among the three documents a workspace's run sees: the tenant's policy, the
 # workspace's profile and, with a run, that run's session. Expired entries (a passed expires_at, or session_end
 # on an ended run) never come back. The ORDER BY is domain.precedence.rank in SQL (Policy > Profile > Session,
-# then priority, updated_at, the later line); tests/test_core_memory_resolve_rule.py holds the two equal.
+# then priority, updated_at, the later line); tests/core_memory/test_core_memory_resolve_rule.py holds the two equal.
 _WINNERS = f"""
 SELECT DISTINCT ON (e.key) e.scope, e.key, e.kind, e.value, e.priority, e.ttl, e.source,
        {_iso("e.updated_at")}, {_iso("e.expires_at")}

@@ -5,7 +5,7 @@ time a connection is handed out, i.e. once per request: a round trip on every AP
 is idle, so Postgres sends it nothing unless it ends it: a restart, a crash or ``pg_terminate_backend``
 leaves the socket readable (the server's FATAL message, or end of file). ``check_pooled`` runs the
 round-trip check only then, so a dead connection is still replaced before a request gets it (docs/operations.md,
-"Failure behaviour"; tests/test_faults.py restarts Postgres under writing threads).
+"Failure behaviour"; tests/ops/test_faults.py restarts Postgres under writing threads).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ __all__ = ["ADMIN", "BODY_METHODS", "CONTEXT_ARGS", "PUBLIC", "READ_PROFILE_ARG"
 @dataclass(frozen=True)
 class Param:
     """A path parameter in the tool's own words (the OpenAPI document describes path parameters by type only;
-    tests/test_mcp_schemas.py checks that the types agree)."""
+    tests/mcp/test_mcp_schemas.py checks that the types agree)."""
 
     name: str
     schema: dict[str, Any]

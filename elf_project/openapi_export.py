@@ -2,7 +2,7 @@
 
 elf-mcp builds its tool input schemas from that checked-in file instead of importing the API's
 serializers, so it runs without Django. ``manage.py -c elf.toml export_openapi`` writes the file;
-tests/test_mcp_openapi.py fails when the checked-in copy differs from what ``render()`` gives now.
+tests/mcp/test_mcp_openapi.py fails when the checked-in copy differs from what ``render()`` gives now.
 """
 
 from __future__ import annotations

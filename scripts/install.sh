@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages, as root through apt-get (through sudo otherwise): redis-server (the broker ELF starts), and
-# chromium with chromium-driver (tests/test_admin_browser.py drives the Django admin in it; nothing is downloaded
+# chromium with chromium-driver (tests/admin/test_admin_browser.py drives the Django admin in it; nothing is downloaded
 # at test time).
 apt_install() {
   echo "== installing Debian's $*"
@@ -44,7 +44,7 @@ echo "== installing Python packages into .venv"
 # The Python client (clients/python, import name elf_client): tests/test_client_*.py drive the live stack with it.
 .venv/bin/pip install -q --disable-pip-version-check -e ./clients/python
 # LangGraph's own store tests, from the sdist of the langgraph-checkpoint-sqlite installed above (its wheel has no
-# tests): tests/test_client_langgraph_conformance.py runs them against elf_client.langgraph.ElfStore.
+# tests): tests/client/test_client_langgraph_conformance.py runs them against elf_client.langgraph.ElfStore.
 LG_SQLITE=$(.venv/bin/python -c "from importlib.metadata import version; print(version('langgraph-checkpoint-sqlite'))")
 LG_SUITE=var/langgraph-conformance
 if [ ! -f "$LG_SUITE/langgraph_checkpoint_sqlite-$LG_SQLITE/tests/test_store.py" ]; then

@@ -1,4 +1,4 @@
-"""Helpers for tests/test_faults.py: a private embedded stack (its own Postgres, Redis and Qdrant on free ports and
+"""Helpers for tests/ops/test_faults.py: a private embedded stack (its own Postgres, Redis and Qdrant on free ports and
 its own data dir, so killing them touches no other test), its elf-api and elf-worker, a write load of keyed
 notes that retries until acknowledged, and the module's tally of faults injected and writes lost.
 """
@@ -39,7 +39,7 @@ from tests.notes_helpers import headers
 
 @dataclass
 class Tally:
-    """What the module did and what it lost: printed at the end of tests/test_faults.py."""
+    """What the module did and what it lost: printed at the end of tests/ops/test_faults.py."""
 
     faults: list[str] = field(default_factory=list)
     acknowledged: int = 0

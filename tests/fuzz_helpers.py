@@ -1,4 +1,4 @@
-"""What tests/test_fuzz_openapi.py feeds schemathesis beyond the documents: real resources seeded on a live
+"""What tests/kernel/test_fuzz_openapi.py feeds schemathesis beyond the documents: real resources seeded on a live
 ServiceSet through the API, a generation hook that puts their ids into most draws (so path parameters reach
 existing rows instead of answering 404 every time), and OpenAPI links for the stateful scenarios."""
 

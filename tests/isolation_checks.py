@@ -1,4 +1,4 @@
-"""The reads of tests/test_tenant_isolation.py: each asks the API as one identity and compares the answer with
+"""The reads of tests/kernel/test_tenant_isolation.py: each asks the API as one identity and compares the answer with
 what the example's World says that identity may see. What comes back and may not be seen is a leak; what should
 come back and does not is a miss. Every body is also scanned for serials the reader may not see."""
 

@@ -1,4 +1,4 @@
-"""The plumbing of tests/test_tenant_isolation.py: one example's HTTP session against the shared ServiceSet,
+"""The plumbing of tests/kernel/test_tenant_isolation.py: one example's HTTP session against the shared ServiceSet,
 its precise waits on the indexing outboxes, and the Ledger every example reports to (ids any example saw, for
 probes across examples; operation and read counts; the leaks and misses found)."""
 

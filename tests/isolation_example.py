@@ -1,4 +1,4 @@
-"""One example of tests/test_tenant_isolation.py: a seeded random sequence of writes by the agents of two fresh
+"""One example of tests/kernel/test_tenant_isolation.py: a seeded random sequence of writes by the agents of two fresh
 tenants (colliding project, agent, run and session ids) over notes, grants, documents, graph facts, core memory
 and the event log, each followed by reads of the kind it could have changed (and a random one), then a sweep
 where every identity reads everything."""

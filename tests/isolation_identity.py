@@ -1,4 +1,4 @@
-"""Identity probes of tests/test_tenant_isolation.py: with API keys on, a request made with identity X's key that
+"""Identity probes of tests/kernel/test_tenant_isolation.py: with API keys on, a request made with identity X's key that
 names another identity's ids (another agent of the project, another project of the tenant, the other tenant)
 in its body, its context headers or its query string must be 403 FORBIDDEN naming the JSONPath of the field
 that differs, and must write nothing (the store holds no row quoting the probe's serial). Issue 31, item 1."""

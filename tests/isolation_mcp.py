@@ -1,4 +1,4 @@
-"""The MCP surface of tests/test_tenant_isolation.py: each example starts one elf-mcp acting for one of its
+"""The MCP surface of tests/kernel/test_tenant_isolation.py: each example starts one elf-mcp acting for one of its
 identities (its [mcp] context and auth_token_id: that identity's static key) and calls its tools, checked
 against the same World as the HTTP reads: it records events and notes, builds bundles, queries the decision
 ledger, lists notes and reads artifacts; and it names another project, agent or tenant in a tool's context

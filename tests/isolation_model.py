@@ -1,5 +1,5 @@
 """What each reader may see, restated independently of the service's selectors: the model behind
-tests/test_tenant_isolation.py. One World is one example's state: two tenants (with colliding project, agent,
+tests/kernel/test_tenant_isolation.py. One World is one example's state: two tenants (with colliding project, agent,
 run and session ids) and everything their agents wrote, with the grants between them.
 
 Rules (supplement section 7, doc-extension-v1, core-memory-markdown, agent-memory-acb-prd section 9):

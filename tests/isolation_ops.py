@@ -1,4 +1,4 @@
-"""The writes of tests/test_tenant_isolation.py: each operation acts as one identity over HTTP, asserts its own
+"""The writes of tests/kernel/test_tenant_isolation.py: each operation acts as one identity over HTTP, asserts its own
 answer, updates the example's World, and returns the note and document ids whose readability may have changed.
 Some operations are probes: a write naming another tenant's decision, event or task must change nothing there."""
 

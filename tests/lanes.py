@@ -6,7 +6,7 @@ where they apply (pyproject.toml registers them; tests/README.md explains the la
   starts itself (`qdrant_server`, SERVICE_MODULES).
 - `unit`: everything else: pure rules, config parsing, in-process code, fakes served over HTTP by the test itself.
   `make test-fast` runs this lane alone, with no stack started (its CI check runs it where no service answers).
-- `browser`: drives Debian's chromium (tests/test_admin_browser.py); always `stack` too.
+- `browser`: drives Debian's chromium (tests/admin/test_admin_browser.py); always `stack` too.
 - `slow`: a test module whose tests take more than about 10 s each on this machine (SLOW_MODULES, from
   `pytest --durations`), so `-m "stack and not slow"` is a quicker stack lane while working.
 

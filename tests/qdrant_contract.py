@@ -9,7 +9,7 @@ still swallow a misspelt key, so the body is validated, dumped again (only the f
 what was sent. A key that does not survive the round trip (``limt`` for ``limit``, ``mustt`` for ``must``) is a
 violation, as is a value the model had to coerce.
 
-Pure: no stack. tests/test_qdrant_contract.py feeds it the traffic a recording proxy saw.
+Pure: no stack. tests/infra/test_qdrant_contract.py feeds it the traffic a recording proxy saw.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ Method. No tokenizer runs here; the estimate is a weighted count of what makes G
    tests/data/acb_token_corpus.json and 1094 chunks (about 200-3000 characters) of this repository's
    Python, SQL, Markdown, JSON, shell and TOML files and of its spec documents.
 
-Measured bound (estimate / BPE count; tests/test_acb_tokens.py checks the corpus part):
+Measured bound (estimate / BPE count; tests/acb/test_acb_tokens.py checks the corpus part):
 
 - corpus, 70 items of prose, chat, Markdown, code, JSON, logs, stack traces, listings, ids, URLs: overall
   1.14 against both cl100k_base and o200k_base; every item >= 0.988; English and code classes 1.00-1.24

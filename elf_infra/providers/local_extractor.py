@@ -56,8 +56,8 @@ about whether it is durable. profile (0.7, 0.8) and constraint (0.8, 0.75) are s
 and the work; preference (0.6, 0.75); decision (0.7, 0.7); fact (0.5, 0.7); plan (0.4, 0.6), being
 time-bound and the most often abandoned.
 
-Measured on tests/data/local_extractor_labelled.json (see tests/test_local_extractor_labelled.py); the
-relations also on tests/data/local_extractor_relations.json (tests/test_local_extractor_relations.py).
+Measured on tests/data/local_extractor_labelled.json (see tests/memory/test_local_extractor_labelled.py); the
+relations also on tests/data/local_extractor_relations.json (tests/memory/test_local_extractor_relations.py).
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ class Entity:
 
 
 # Every predicate these rules emit. Each is the canonical name of a predicate of the global registry ELF ships
-# (graph.domain.predicate_seed; tests/test_graph_seeded_predicates.py holds the two together), so the facts they
+# (graph.domain.predicate_seed; tests/graph/test_graph_seeded_predicates.py holds the two together), so the facts they
 # give are current by default: "Alice now leads the platform team" supersedes "Alice leads the data team".
 PREDICATES = frozenset({"name", "works at", "lives in", "role", "leads", "manages", "owns", "maintains", "reports to",
                         "uses"})

@@ -14,7 +14,7 @@ from prometheus_client.core import GaugeMetricFamily
 
 from ..outbox_lease import DONE, FAILED, PENDING
 
-# Every outbox table under sql/tables (tests/test_observability.py fails when one is added and not listed).
+# Every outbox table under sql/tables (tests/kernel/test_observability.py fails when one is added and not listed).
 OUTBOX_TABLES = ("indexing_outbox", "search_trace_outbox", "doc_indexing_outbox")
 INDEX_OUTBOXES = {"notes": "indexing_outbox", "docs": "doc_indexing_outbox"}
 

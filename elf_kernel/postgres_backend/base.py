@@ -3,7 +3,7 @@
 - the connection pool checks a connection as it hands it out with ``elf_kernel.db_pool.check_pooled`` (a round
   trip only when the socket shows Postgres ended it) instead of psycopg_pool's round trip on every hand-out.
   Django builds the pool itself and passes ``check`` as a fixed argument, so the check is set on the pool
-  Django built (psycopg_pool 3.3 keeps it in ``_check``; tests/test_db_pool.py fails if that changes).
+  Django built (psycopg_pool 3.3 keeps it in ``_check``; tests/infra/test_db_pool.py fails if that changes).
 - ``prepared_cursor()``: a cursor that binds its parameters on the server, so a statement it runs
   ``PREPARE_THRESHOLD`` times on a connection is prepared there and, planned once for any values (a generic
   plan), neither parsed nor planned again. Django's own cursors bind on the client and never prepare (its

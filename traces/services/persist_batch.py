@@ -6,7 +6,7 @@ search_trace_candidates, and marks those rows DONE. No payload travels to the wo
 trace row by row from Python (``persist.persist_trace``, about 150 rows per quick_find) cost the worker about
 10 ms of CPU per search and made the sweep the largest consumer of CPU after the API under search load.
 
-The rows are the ones ``persist_trace`` writes for the same payload (tests/test_trace_batch.py compares them):
+The rows are the ones ``persist_trace`` writes for the same payload (tests/traces/test_trace_batch.py compares them):
 the same ``ON CONFLICT (trace_id) DO NOTHING`` idempotency (a trace already persisted gets no second copy,
 its row is still DONE), stage ids with the trace id's timestamp (``persist.new_stage_id``: its first 48 bits,
 then random ones, version 7's layout; the subquery keeps the random part one per stage), stage item ids that

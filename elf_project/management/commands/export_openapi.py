@@ -1,6 +1,6 @@
 """manage.py -c elf.toml export_openapi [--check]: write elf_mcp/openapi.json from the API's OpenAPI documents.
 
-Run it after changing a request serializer, a view's parameters or a route; tests/test_mcp_openapi.py
+Run it after changing a request serializer, a view's parameters or a route; tests/mcp/test_mcp_openapi.py
 fails until the checked-in file matches. ``--check`` writes nothing and exits 1 when the file is stale.
 """
 

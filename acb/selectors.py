@@ -206,7 +206,8 @@ def hidden_counts(view: View) -> dict[str, int]:
 def decisions(view: View, terms: list[str], limit: int) -> list[AcbDecision]:
     """Active decisions the view may read: matching the query first (by rank), then the newest."""
     qs = AcbDecision.objects.filter(tenant_id=view.tenant_id, project_id=view.project_id,
-                                    status=DecisionStatus.ACTIVE, channel__in=view.channels, sensitivity__in=view.sensitivities)
+                                    status=DecisionStatus.ACTIVE, channel__in=view.channels,
+                                    sensitivity__in=view.sensitivities)
     if not terms:
         return list(qs.order_by("-ts", "decision_id")[:limit])
     ranked = _rows(
@@ -214,7 +215,8 @@ def decisions(view: View, terms: list[str], limit: int) -> list[AcbDecision]:
             WHERE tenant_id = %(t)s AND project_id = %(p)s AND status = 'active' AND tsv @@ q AND channel = ANY(%(ch)s)
               AND sensitivity = ANY(%(sens)s)
             ORDER BY ts_rank_cd(tsv, q) DESC, ts DESC, decision_id LIMIT %(n)s""",
-        view.params(q=or_query(terms), n=limit))
+        view.params(q=or_query(terms), n=limit),
+    )
     ids = [r[0] for r in ranked]
     by_id = {d.decision_id: d for d in qs.filter(decision_id__in=ids)}
     rest = list(qs.exclude(decision_id__in=ids).order_by("-ts", "decision_id")[: max(limit - len(ids), 0)])
@@ -222,10 +224,16 @@ def decisions(view: View, terms: list[str], limit: int) -> list[AcbDecision]:
 
 
 def session_decisions(view: View, limit: int) -> list[AcbDecision]:
-    return list(AcbDecision.objects.filter(tenant_id=view.tenant_id, project_id=view.project_id,
-                                           session_id=view.session_id, status=DecisionStatus.ACTIVE,
-                                           channel__in=view.channels, sensitivity__in=view.sensitivities)
-                .order_by("-ts", "decision_id")[:limit])
+    return list(
+        AcbDecision.objects.filter(
+            tenant_id=view.tenant_id,
+            project_id=view.project_id,
+            session_id=view.session_id,
+            status=DecisionStatus.ACTIVE,
+            channel__in=view.channels,
+            sensitivity__in=view.sensitivities,
+        ).order_by("-ts", "decision_id")[:limit]
+    )
 
 
 def open_tasks(view: View, limit: int) -> list[AcbTask]:
@@ -243,16 +251,25 @@ def other_agents_messages(view: View, limit: int) -> list[tuple]:
              FROM acb_chunks
             WHERE tenant_id = %(t)s AND project_id = %(p)s AND session_id = %(s)s AND kind IN ('message', 'decision')
               AND agent_id <> %(a)s AND channel = ANY(%(ch)s) AND sensitivity = ANY(%(sens)s)
-            ORDER BY ts DESC, chunk_id DESC LIMIT %(n)s""", view.params(a=view.agent_id, n=limit))
+            ORDER BY ts DESC, chunk_id DESC LIMIT %(n)s""",
+        view.params(a=view.agent_id, n=limit),
+    )
 
 
 def readable_artifact(reader: Reader, artifact_id: str) -> AcbArtifact | None:
     """An artifact of the reader's project whose event a read of the reader's channel may load."""
-    found = AcbArtifact.objects.filter(tenant_id=reader.tenant_id, project_id=reader.project_id,
-                                       artifact_id=artifact_id).first()
-    if found is None or not AcbEvent.objects.filter(
-            tenant_id=reader.tenant_id, event_id__in=found.refs[:1], channel__in=reader.channels,
-            sensitivity__in=reader.sensitivities).exists():
+    found = AcbArtifact.objects.filter(
+        tenant_id=reader.tenant_id, project_id=reader.project_id, artifact_id=artifact_id
+    ).first()
+    if (
+        found is None
+        or not AcbEvent.objects.filter(
+            tenant_id=reader.tenant_id,
+            event_id__in=found.refs[:1],
+            channel__in=reader.channels,
+            sensitivity__in=reader.sensitivities,
+        ).exists()
+    ):
         return None
     return found
 
@@ -261,12 +278,17 @@ def task_exists(owner: Owner, task_id: str) -> bool:
     return AcbTask.objects.filter(tenant_id=owner.tenant_id, project_id=owner.project_id, task_id=task_id).exists()
 
 
-def query_decisions(reader: Reader, *, text: str | None, status: str, session_id: str | None,
-                    limit: int) -> list[AcbDecision]:
+def query_decisions(
+    reader: Reader, *, text: str | None, status: str, session_id: str | None, limit: int
+) -> list[AcbDecision]:
     """The ledger of the reader's project as its channel may read it: full-text matches first when ``text`` is
     given, then newest first."""
-    qs = AcbDecision.objects.filter(tenant_id=reader.tenant_id, project_id=reader.project_id,
-                                    channel__in=reader.channels, sensitivity__in=reader.sensitivities)
+    qs = AcbDecision.objects.filter(
+        tenant_id=reader.tenant_id,
+        project_id=reader.project_id,
+        channel__in=reader.channels,
+        sensitivity__in=reader.sensitivities,
+    )
     if status != ANY_DECISION_STATUS:
         qs = qs.filter(status=status)
     if session_id:
@@ -274,14 +296,19 @@ def query_decisions(reader: Reader, *, text: str | None, status: str, session_id
     terms = query_terms(text or "")
     if not terms:
         return list(qs.order_by("-ts", "decision_id")[:limit])
-    return list(qs.extra(where=["tsv @@ to_tsquery('english', %s)"], params=[or_query(terms)])
-                .extra(select={"rank": "ts_rank_cd(tsv, to_tsquery('english', %s))"}, select_params=[or_query(terms)])
-                .order_by("-rank", "-ts", "decision_id")[:limit])
+    return list(
+        qs.extra(where=["tsv @@ to_tsquery('english', %s)"], params=[or_query(terms)])
+        .extra(select={"rank": "ts_rank_cd(tsv, to_tsquery('english', %s))"}, select_params=[or_query(terms)])
+        .order_by("-rank", "-ts", "decision_id")[:limit]
+    )
 
 
 def decision_status(owner: Owner, decision_id: str) -> str | None:
-    return AcbDecision.objects.filter(tenant_id=owner.tenant_id, project_id=owner.project_id,
-                                      decision_id=decision_id).values_list("status", flat=True).first()
+    return (
+        AcbDecision.objects.filter(tenant_id=owner.tenant_id, project_id=owner.project_id, decision_id=decision_id)
+        .values_list("status", flat=True)
+        .first()
+    )
 
 
 def tenant_has_facts(tenant_id: str) -> bool:

@@ -39,7 +39,7 @@ import time
 import tomllib
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
@@ -173,30 +173,41 @@ def make_event(rng: random.Random, agents: tuple[str, ...], turns: list[tuple[st
     module = rng.choice(MODULES)
     tool = rng.choice(TOOLS)
     if kind == "tool_call":
-        args = {"fs.read_file": {"path": f"src/{module}/{rng.choice(MODULES)}.py"},
-                "shell.run": {"cmd": f"pytest tests/test_{module}.py -q"}, "git.diff": {"ref": f"HEAD~{rng.randint(1, 9)}"},
-                "db.query": {"sql": f"SELECT count(*) FROM {module}_jobs WHERE tenant_id = $1"},
-                "http.get": {"url": f"http://localhost:8080/{module}/status"}}[tool]
+        args = {
+            "fs.read_file": {"path": f"src/{module}/{rng.choice(MODULES)}.py"},
+            "shell.run": {"cmd": f"pytest tests/test_{module}.py -q"},
+            "git.diff": {"ref": f"HEAD~{rng.randint(1, 9)}"},
+            "db.query": {"sql": f"SELECT count(*) FROM {module}_jobs WHERE tenant_id = $1"},
+            "http.get": {"url": f"http://localhost:8080/{module}/status"},
+        }[tool]
         ev["actor"], ev["content"] = {"type": "agent", "id": agent}, {"tool": tool, "args": args}
     elif kind == "tool_result":
-        lines = [f"2026-11-{rng.randint(1, 28):02d} {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d} "
-                 f"{rng.choice(('INFO', 'WARN', 'ERROR'))} {module}: the {rng.choice(SUBJECTS)} {rng.choice(PROBLEMS)} "
-                 f"{rng.choice(CONDITIONS)}" for _ in range(rng.randint(2, 9))]
+        lines = [
+            f"2026-11-{rng.randint(1, 28):02d} {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d} "
+            f"{rng.choice(('INFO', 'WARN', 'ERROR'))} {module}: the {rng.choice(SUBJECTS)} {rng.choice(PROBLEMS)} "
+            f"{rng.choice(CONDITIONS)}"
+            for _ in range(rng.randint(2, 9))
+        ]
         ev["actor"] = {"type": "tool", "id": tool}
         ev["content"] = {"tool": tool, "output": "\n".join(lines), "path": f"logs/{module}.log"}
     elif kind == "decision":
         ev["actor"] = {"type": "agent", "id": agent}
-        ev["content"] = {"decision": f"We will {rng.choice(ACTIONS)} for the {subject}.",
-                         "rationale": [f"It helps because {rng.choice(REASONS)}.", _sentence(rng)]}
+        ev["content"] = {
+            "decision": f"We will {rng.choice(ACTIONS)} for the {subject}.",
+            "rationale": [f"It helps because {rng.choice(REASONS)}.", _sentence(rng)],
+        }
     else:
         action = rng.choice(ACTIONS)
         ev["actor"] = {"type": "agent", "id": agent}
-        ev["content"] = {"title": f"{action[0].upper()}{action[1:]} for the {subject}",
-                         "status": rng.choice(("open", "doing", "done"))}
+        ev["content"] = {
+            "title": f"{action[0].upper()}{action[1:]} for the {subject}",
+            "status": rng.choice(("open", "doing", "done")),
+        }
     return ev
 
 
 # --- Bulk load by SQL (the background of the tenant) -----------------------------------------------------------
+
 
 def ulid(ms: int, rng: random.Random) -> str:
     value = (ms << 80) | rng.getrandbits(80)
@@ -211,12 +222,19 @@ def stored_text(kind: str, content: dict) -> tuple[dict, str]:
         return content, f"call {content['tool']} {json.dumps(content['args'], sort_keys=True, ensure_ascii=False)}"
     if kind == "tool_result":
         out = content["output"]
-        stored = {"tool": content["tool"], "path": content["path"], "excerpt_text": out, "truncated": False,
-                  "line_range": [1, out.count("\n") + 1], "output_bytes": len(out.encode())}
+        stored = {
+            "tool": content["tool"],
+            "path": content["path"],
+            "excerpt_text": out,
+            "truncated": False,
+            "line_range": [1, out.count("\n") + 1],
+            "output_bytes": len(out.encode()),
+        }
         return stored, f"{content['tool']} result for {content['path']}:\n{out}"
     if kind == "decision":
-        return content, "\n".join([f"Decision: {content['decision']}",
-                                   *(f"Rationale: {r}" for r in content["rationale"])])
+        return content, "\n".join(
+            [f"Decision: {content['decision']}", *(f"Rationale: {r}" for r in content["rationale"])]
+        )
     return content, f"Task {content['title']} [{content['status']}]"
 
 
@@ -224,12 +242,13 @@ def content_key(text: str) -> str:
     return hashlib.blake2b(" ".join(text.lower().split()).encode("utf-8"), digest_size=16).hexdigest()
 
 
-def bulk_load(dsn: str, tenant: str, start: int, total: int, per_session: int, batch: int,
-              turns: list[tuple[str, str]]) -> float:
+def bulk_load(
+    dsn: str, tenant: str, start: int, total: int, per_session: int, batch: int, turns: list[tuple[str, str]]
+) -> float:
     """Background events start..total-1 of the tenant (event i is event i % per_session of session
     i // per_session, sessions six hours apart from 40 days ago, events 15 s apart)."""
     t0 = time.perf_counter()
-    origin = datetime.now(timezone.utc) - timedelta(days=40)
+    origin = datetime.now(UTC) - timedelta(days=40)
     with psycopg.connect(dsn) as conn:
         for lo in range(start, total, batch):
             events, chunks, decisions, tasks, sessions = [], [], [], [], {}
@@ -245,8 +264,24 @@ def bulk_load(dsn: str, tenant: str, start: int, total: int, per_session: int, b
                 content, text = stored_text(kind, ev["content"])
                 if sens == "secret":
                     content = dict(WITHHELD)
-                events.append((event_id, ts, tenant, PROJECT, sid, ev["agent_id"], ev["channel"], ev["actor"]["type"],
-                               ev["actor"]["id"], kind, sens, ev["tags"], Jsonb(content), []))
+                events.append(
+                    (
+                        event_id,
+                        ts,
+                        tenant,
+                        PROJECT,
+                        sid,
+                        ev["agent_id"],
+                        ev["channel"],
+                        ev["actor"]["type"],
+                        ev["actor"]["id"],
+                        kind,
+                        sens,
+                        ev["tags"],
+                        Jsonb(content),
+                        [],
+                    )
+                )
                 s = sessions.setdefault(sid, [set(), 0, ts, ts])
                 s[0].add(ev["agent_id"])
                 s[1] += 1
@@ -254,34 +289,93 @@ def bulk_load(dsn: str, tenant: str, start: int, total: int, per_session: int, b
                 if sens == "secret":
                     continue
                 chunk_id = f"chk_{event_id.removeprefix('evt_')}_0"
-                chunks.append((chunk_id, tenant, PROJECT, sid, event_id, 0, ts, kind, ev["channel"], sens, ev["tags"],
-                               max(1, math.ceil(len(text.encode("utf-8")) / 3)), IMPORTANCE[kind], text,
-                               content_key(text)))
+                chunks.append(
+                    (
+                        chunk_id,
+                        tenant,
+                        PROJECT,
+                        sid,
+                        event_id,
+                        0,
+                        ts,
+                        kind,
+                        ev["channel"],
+                        sens,
+                        ev["tags"],
+                        max(1, math.ceil(len(text.encode("utf-8")) / 3)),
+                        IMPORTANCE[kind],
+                        text,
+                        content_key(text),
+                    )
+                )
                 if kind == "decision":
                     c = ev["content"]
-                    decisions.append(("dec_" + ulid(int(ts.timestamp() * 1000), rng), tenant, PROJECT, sid,
-                                      ev["agent_id"], event_id, ev["channel"], sens, ts, "active", "project",
-                                      c["decision"], c["rationale"], [event_id, chunk_id],
-                                      "\n".join([c["decision"], *c["rationale"]])))
+                    decisions.append(
+                        (
+                            "dec_" + ulid(int(ts.timestamp() * 1000), rng),
+                            tenant,
+                            PROJECT,
+                            sid,
+                            ev["agent_id"],
+                            event_id,
+                            ev["channel"],
+                            sens,
+                            ts,
+                            "active",
+                            "project",
+                            c["decision"],
+                            c["rationale"],
+                            [event_id, chunk_id],
+                            "\n".join([c["decision"], *c["rationale"]]),
+                        )
+                    )
                 elif kind == "task_update":
                     c = ev["content"]
-                    tasks.append(("tsk_" + ulid(int(ts.timestamp() * 1000), rng), tenant, PROJECT, sid,
-                                  ev["agent_id"], ts, c["status"], c["title"], [event_id]))
+                    tasks.append(
+                        (
+                            "tsk_" + ulid(int(ts.timestamp() * 1000), rng),
+                            tenant,
+                            PROJECT,
+                            sid,
+                            ev["agent_id"],
+                            ts,
+                            c["status"],
+                            c["title"],
+                            [event_id],
+                        )
+                    )
             with conn.cursor() as cur:
                 for table, cols, rows in (
-                        ("acb_events", "event_id, ts, tenant_id, project_id, session_id, agent_id, channel, actor_type, "
-                         "actor_id, kind, sensitivity, tags, content, refs", events),
-                        ("acb_chunks", "chunk_id, tenant_id, project_id, session_id, event_id, ord, ts, kind, channel, "
-                         "sensitivity, tags, token_est, importance, text, text_hash", chunks),
-                        ("acb_decisions", "decision_id, tenant_id, project_id, session_id, agent_id, event_id, "
-                         "channel, sensitivity, ts, status, scope, decision, rationale, refs, search_text", decisions),
-                        ("acb_tasks", "task_id, tenant_id, project_id, session_id, agent_id, ts, status, title, refs",
-                         tasks)):
+                    (
+                        "acb_events",
+                        "event_id, ts, tenant_id, project_id, session_id, agent_id, channel, actor_type, "
+                        "actor_id, kind, sensitivity, tags, content, refs",
+                        events,
+                    ),
+                    (
+                        "acb_chunks",
+                        "chunk_id, tenant_id, project_id, session_id, event_id, ord, ts, kind, channel, "
+                        "sensitivity, tags, token_est, importance, text, text_hash",
+                        chunks,
+                    ),
+                    (
+                        "acb_decisions",
+                        "decision_id, tenant_id, project_id, session_id, agent_id, event_id, "
+                        "channel, sensitivity, ts, status, scope, decision, rationale, refs, search_text",
+                        decisions,
+                    ),
+                    (
+                        "acb_tasks",
+                        "task_id, tenant_id, project_id, session_id, agent_id, ts, status, title, refs",
+                        tasks,
+                    ),
+                ):
                     with cur.copy(f"COPY {table} ({cols}) FROM STDIN") as cp:
                         for row in rows:
                             cp.write_row(row)
                 cur.executemany(
-                    """INSERT INTO acb_sessions (tenant_id, session_id, project_id, agents, event_count, first_ts, last_ts)
+                    """INSERT INTO acb_sessions (tenant_id, session_id, project_id, agents, event_count, first_ts,
+                                                last_ts)
                        VALUES (%s, %s, %s, %s, %s, %s, %s)
                        ON CONFLICT (tenant_id, project_id, session_id) DO UPDATE SET
                          event_count = acb_sessions.event_count + EXCLUDED.event_count,
@@ -289,11 +383,15 @@ def bulk_load(dsn: str, tenant: str, start: int, total: int, per_session: int, b
                          last_ts = GREATEST(acb_sessions.last_ts, EXCLUDED.last_ts),
                          agents = ARRAY(SELECT DISTINCT a FROM unnest(acb_sessions.agents || EXCLUDED.agents) a
                                         ORDER BY a)""",
-                    [(tenant, sid, PROJECT, sorted(a), n, f, la) for sid, (a, n, f, la) in sessions.items()])
+                    [(tenant, sid, PROJECT, sorted(a), n, f, la) for sid, (a, n, f, la) in sessions.items()],
+                )
             conn.commit()
             done = min(total, lo + batch)
-            print(f"  SQL: {done - start} of {total - start} background events ({len(chunks)} chunks in the last batch)"
-                  f" after {time.perf_counter() - t0:.1f} s", flush=True)
+            print(
+                f"  SQL: {done - start} of {total - start} background events ({len(chunks)} chunks in the last batch)"
+                f" after {time.perf_counter() - t0:.1f} s",
+                flush=True,
+            )
         conn.execute("ANALYZE acb_events")
         conn.execute("ANALYZE acb_chunks")
         conn.execute("ANALYZE acb_decisions")
@@ -304,8 +402,10 @@ def bulk_load(dsn: str, tenant: str, start: int, total: int, per_session: int, b
 
 # --- The measured session through the API ---------------------------------------------------------------------
 
-def post_events(base: str, tenant: str, start: int, total: int, turns: list[tuple[str, str]],
-                threads: int) -> tuple[float, list[float]]:
+
+def post_events(
+    base: str, tenant: str, start: int, total: int, turns: list[tuple[str, str]], threads: int
+) -> tuple[float, list[float]]:
     bodies = []
     for i in range(start, total):
         ev = make_event(random.Random(f"{tenant}/{SESSION}/{i}"), WRITERS, turns)
@@ -329,6 +429,7 @@ def post_events(base: str, tenant: str, start: int, total: int, turns: list[tupl
 
 # --- Bundles and floors ----------------------------------------------------------------------------------------
 
+
 class Checks:
     def __init__(self, max_tokens: int):
         self.max_tokens, self.problems = max_tokens, []
@@ -348,10 +449,17 @@ class Checks:
         return timing["acb"], body
 
 
-def build(http: requests.Session, base: str, checks: Checks, tenant: str, agent: str,
-          query: str | None) -> tuple[float, float, dict]:
-    body = {"tenant_id": tenant, "session_id": SESSION, "agent_id": agent, "project_id": PROJECT, "channel": CHANNEL,
-            "max_tokens": checks.max_tokens}
+def build(
+    http: requests.Session, base: str, checks: Checks, tenant: str, agent: str, query: str | None
+) -> tuple[float, float, dict]:
+    body = {
+        "tenant_id": tenant,
+        "session_id": SESSION,
+        "agent_id": agent,
+        "project_id": PROJECT,
+        "channel": CHANNEL,
+        "max_tokens": checks.max_tokens,
+    }
     if query:
         body["query_text"] = query
     t0 = time.perf_counter()
@@ -447,8 +555,7 @@ class Api:
         self.config.unlink(missing_ok=True)
 
 
-def cold_start(config: Path, workdir: Path, dsn: str, checks: Checks, tenant: str, restarts: int,
-               warm_n: int) -> dict:
+def cold_start(config: Path, workdir: Path, dsn: str, checks: Checks, tenant: str, restarts: int, warm_n: int) -> dict:
     api = Api(config, workdir)
     out = {"cold": [], "cold_server": [], "second": [], "floor": [], "health_s": [], "warm": [], "warm_server": []}
     try:
@@ -518,8 +625,9 @@ def _met(p95: float, limit: float, target: float) -> str:
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="elf-bench acb", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="elf-bench acb", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("-c", "--config", required=True)
     ap.add_argument("--tenant", help="reuse this tenant (loading only what it lacks); default: a fresh one")
     ap.add_argument("--events-session", type=int, default=5000, help="events of the measured session (API)")
@@ -543,35 +651,50 @@ def main(argv: list[str]) -> int:
     background = max(args.events_tenant - args.events_session, 0)
     turns = locomo_turns()
     checks = Checks(args.max_tokens)
-    print(f"tenant {tenant}: a session of {args.events_session} events in a tenant of {args.events_tenant} "
-          f"({len(turns)} LoCoMo turns available for dialogue); machine: {os.cpu_count()} cores", flush=True)
+    print(
+        f"tenant {tenant}: a session of {args.events_session} events in a tenant of {args.events_tenant} "
+        f"({len(turns)} LoCoMo turns available for dialogue); machine: {os.cpu_count()} cores",
+        flush=True,
+    )
 
     with psycopg.connect(dsn, autocommit=True) as conn:
         have_bg, have_s = conn.execute(
             "SELECT count(*) FILTER (WHERE session_id <> %(s)s), count(*) FILTER (WHERE session_id = %(s)s) "
-            "FROM acb_events WHERE tenant_id = %(t)s", {"t": tenant, "s": SESSION}).fetchone()
+            "FROM acb_events WHERE tenant_id = %(t)s",
+            {"t": tenant, "s": SESSION},
+        ).fetchone()
     if have_bg >= background:
         print(f"background: the tenant already has {have_bg} events outside the session; nothing loaded", flush=True)
     else:
-        print(f"background: loading events {have_bg}..{background - 1} by SQL COPY (not through the API, to save "
-              f"time; one chunk per event, token estimate ceil(UTF-8 bytes / 3))", flush=True)
+        print(
+            f"background: loading events {have_bg}..{background - 1} by SQL COPY (not through the API, to save "
+            f"time; one chunk per event, token estimate ceil(UTF-8 bytes / 3))",
+            flush=True,
+        )
         took = bulk_load(dsn, tenant, have_bg, background, args.per_session, args.batch, turns)
-        print(f"background: {background - have_bg} events loaded by SQL in {took:.1f} s "
-              f"({(background - have_bg) / took:.0f} events/s)", flush=True)
+        print(
+            f"background: {background - have_bg} events loaded by SQL in {took:.1f} s "
+            f"({(background - have_bg) / took:.0f} events/s)",
+            flush=True,
+        )
     if have_s >= args.events_session:
         print(f"session: already has {have_s} events; nothing posted", flush=True)
     else:
         wall, times = post_events(base, tenant, have_s, args.events_session, turns, args.write_threads)
         n = args.events_session - have_s
-        print(f"session: {n} events through POST /api/v1/events ({args.write_threads} client threads) in {wall:.1f} s:"
-              f" {n / wall:.1f} events/s; per request {_ms(times)}", flush=True)
+        print(
+            f"session: {n} events through POST /api/v1/events ({args.write_threads} client threads) in {wall:.1f} s:"
+            f" {n / wall:.1f} events/s; per request {_ms(times)}",
+            flush=True,
+        )
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("ANALYZE acb_chunks")
         ev, ch, se = conn.execute(
             "SELECT (SELECT count(*) FROM acb_events WHERE tenant_id = %(t)s), "
             "(SELECT count(*) FROM acb_chunks WHERE tenant_id = %(t)s), "
             "(SELECT count(*) FROM acb_chunks WHERE tenant_id = %(t)s AND session_id = %(s)s)",
-            {"t": tenant, "s": SESSION}).fetchone()
+            {"t": tenant, "s": SESSION},
+        ).fetchone()
     print(f"tenant now: {ev} events, {ch} chunks ({se} of them in the measured session)", flush=True)
 
     http = requests.Session()
@@ -612,31 +735,46 @@ def main(argv: list[str]) -> int:
         one["server"].append(s)
         one["floor"].append(floor.retrieval(q))
     floor.close()
-    print(f"fast path (no query_text, n={args.n}): server {_ms(fast['server'])}, client {_ms(fast['client'])} | "
-          f"floor (recent-window SQL, {floor.recent_n} rows asked) {_ms(fast['floor'])}; bundles of "
-          f"{min(extra['used_fast'])}-{max(extra['used_fast'])} tokens", flush=True)
-    print(f"retrieval path (n={args.n}, {len(QUERIES)} rotating queries): server {_ms(ret['server'])}, client "
-          f"{_ms(ret['client'])} | floor (pool SQL + recent-window SQL) {_ms(ret['floor'])}; pool SQL alone "
-          f"{_ms(extra['pool_ms'])}, with LIMIT 200 {_ms(extra['pool200_ms'])}; candidate_pool_size "
-          f"min={min(extra['pool'])} median={percentile(extra['pool'], 50)} max={max(extra['pool'])}; bundles of "
-          f"{min(extra['used_ret'])}-{max(extra['used_ret'])} tokens", flush=True)
-    print(f"one agent (reviewer-00, not a writer: a handoff packet too, n={args.single_n}): server "
-          f"{_ms(one['server'])}, client {_ms(one['client'])} | floor {_ms(one['floor'])}", flush=True)
+    print(
+        f"fast path (no query_text, n={args.n}): server {_ms(fast['server'])}, client {_ms(fast['client'])} | "
+        f"floor (recent-window SQL, {floor.recent_n} rows asked) {_ms(fast['floor'])}; bundles of "
+        f"{min(extra['used_fast'])}-{max(extra['used_fast'])} tokens",
+        flush=True,
+    )
+    print(
+        f"retrieval path (n={args.n}, {len(QUERIES)} rotating queries): server {_ms(ret['server'])}, client "
+        f"{_ms(ret['client'])} | floor (pool SQL + recent-window SQL) {_ms(ret['floor'])}; pool SQL alone "
+        f"{_ms(extra['pool_ms'])}, with LIMIT 200 {_ms(extra['pool200_ms'])}; candidate_pool_size "
+        f"min={min(extra['pool'])} median={percentile(extra['pool'], 50)} max={max(extra['pool'])}; bundles of "
+        f"{min(extra['used_ret'])}-{max(extra['used_ret'])} tokens",
+        flush=True,
+    )
+    print(
+        f"one agent (reviewer-00, not a writer: a handoff packet too, n={args.single_n}): server "
+        f"{_ms(one['server'])}, client {_ms(one['client'])} | floor {_ms(one['floor'])}",
+        flush=True,
+    )
 
     conc = concurrent_agents(base, dsn, checks, tenant, args.agents, args.agent_n)
     res["conc"] = conc
     total = args.agents * args.agent_n
-    print(f"{args.agents} concurrent agents x {args.agent_n} retrieval bundles: server {_ms(conc['server'])}, client "
-          f"{_ms(conc['client'])} ({total / conc['wall']:.1f} bundles/s over {conc['wall']:.1f} s) | floor "
-          f"({args.agents} threads, own connections) {_ms(conc['floor'])}", flush=True)
+    print(
+        f"{args.agents} concurrent agents x {args.agent_n} retrieval bundles: server {_ms(conc['server'])}, client "
+        f"{_ms(conc['client'])} ({total / conc['wall']:.1f} bundles/s over {conc['wall']:.1f} s) | floor "
+        f"({args.agents} threads, own connections) {_ms(conc['floor'])}",
+        flush=True,
+    )
 
     cold = cold_start(config, Path(cfg.resolve_path(cfg.stack.data_dir)), dsn, checks, tenant, args.restarts, 20)
-    print(f"cold start (own elf-api, {args.restarts} restarts): /health after "
-          f"{', '.join(f'{s:.1f}' for s in cold['health_s'])} s; first bundle after /health (client) "
-          f"{', '.join(f'{c:.0f}' for c in cold['cold'])} ms (server {', '.join(f'{c:.0f}' for c in cold['cold_server'])}"
-          f" ms), second {', '.join(f'{c:.0f}' for c in cold['second'])} ms; warm on the same process "
-          f"{_ms(cold['warm'])} | floor (new connection + pool + recent SQL) "
-          f"{', '.join(f'{c:.0f}' for c in cold['floor'])} ms", flush=True)
+    print(
+        f"cold start (own elf-api, {args.restarts} restarts): /health after "
+        f"{', '.join(f'{s:.1f}' for s in cold['health_s'])} s; first bundle after /health (client) "
+        f"{', '.join(f'{c:.0f}' for c in cold['cold'])} ms (server {', '.join(f'{c:.0f}' for c in cold['cold_server'])}"
+        f" ms), second {', '.join(f'{c:.0f}' for c in cold['second'])} ms; warm on the same process "
+        f"{_ms(cold['warm'])} | floor (new connection + pool + recent SQL) "
+        f"{', '.join(f'{c:.0f}' for c in cold['floor'])} ms",
+        flush=True,
+    )
 
     one_p95 = percentile(one["server"], 95)
     one_p95_client = percentile(one["client"], 95)
@@ -645,25 +783,65 @@ def main(argv: list[str]) -> int:
         for side in ("server", "client"):
             r = res[key]
             p95 = percentile(r[side], 95)
-            rows.append((f"{name} ({side})", percentile(r[side], 50), p95, r["floor"], f"p95 {PRD_LIMITS[key]:.0f}",
-                         f"p95 {TARGETS[key]:.0f}", _met(p95, PRD_LIMITS[key], TARGETS[key])))
-    rows.append(("cold start, 1st bundle (client)", percentile(cold["cold"], 50), max(cold["cold"]), cold["floor"],
-                 f"{PRD_LIMITS['cold']:.0f}", f"{TARGETS['cold']:.0f}",
-                 _met(max(cold["cold"]), PRD_LIMITS["cold"], TARGETS["cold"])))
+            rows.append(
+                (
+                    f"{name} ({side})",
+                    percentile(r[side], 50),
+                    p95,
+                    r["floor"],
+                    f"p95 {PRD_LIMITS[key]:.0f}",
+                    f"p95 {TARGETS[key]:.0f}",
+                    _met(p95, PRD_LIMITS[key], TARGETS[key]),
+                )
+            )
+    rows.append(
+        (
+            "cold start, 1st bundle (client)",
+            percentile(cold["cold"], 50),
+            max(cold["cold"]),
+            cold["floor"],
+            f"{PRD_LIMITS['cold']:.0f}",
+            f"{TARGETS['cold']:.0f}",
+            _met(max(cold["cold"]), PRD_LIMITS["cold"], TARGETS["cold"]),
+        )
+    )
     for side, ref in (("server", one_p95), ("client", one_p95_client)):
-        rows.append((f"1 agent (retrieval, {side})", percentile(one[side], 50), percentile(one[side], 95), one["floor"],
-                     "p95 500", "p95 150", _met(percentile(one[side], 95), 500, 150)))
+        rows.append(
+            (
+                f"1 agent (retrieval, {side})",
+                percentile(one[side], 50),
+                percentile(one[side], 95),
+                one["floor"],
+                "p95 500",
+                "p95 150",
+                _met(percentile(one[side], 95), 500, 150),
+            )
+        )
         p95 = percentile(conc[side], 95)
-        rows.append((f"{args.agents} agents (retrieval, {side})", percentile(conc[side], 50), p95, conc["floor"],
-                     "p95 500", f"<= {CONCURRENCY_FACTOR:.0f}x 1 agent = {CONCURRENCY_FACTOR * ref:.0f}",
-                     f"{_met(p95, 500, CONCURRENCY_FACTOR * ref)} ({p95 / ref:.1f}x)"))
+        rows.append(
+            (
+                f"{args.agents} agents (retrieval, {side})",
+                percentile(conc[side], 50),
+                p95,
+                conc["floor"],
+                "p95 500",
+                f"<= {CONCURRENCY_FACTOR:.0f}x 1 agent = {CONCURRENCY_FACTOR * ref:.0f}",
+                f"{_met(p95, 500, CONCURRENCY_FACTOR * ref)} ({p95 / ref:.1f}x)",
+            )
+        )
     print("\n| measure | p50 ms | p95 ms | floor p50/p95 ms | PRD limit ms | our target ms | met? |", flush=True)
     print("|---|---|---|---|---|---|---|")
     for name, p50, p95, fl, limit, target, met in rows:
-        print(f"| {name} | {p50:.1f} | {p95:.1f} | {percentile(fl, 50):.1f} / {percentile(fl, 95):.1f} | {limit} | "
-              f"{target} | {met} |", flush=True)
-    print(f"(cold start: p50 / max over {args.restarts + 1} starts; the bench restarts only elf-api, not Postgres, so "
-          "Postgres' buffers stay warm)", flush=True)
+        print(
+            f"| {name} | {p50:.1f} | {p95:.1f} | {percentile(fl, 50):.1f} / {percentile(fl, 95):.1f} | {limit} | "
+            f"{target} | {met} |",
+            flush=True,
+        )
+    print(
+        f"(cold start: p50 / max over {args.restarts + 1} starts; the bench restarts only elf-api, not Postgres, so "
+        "Postgres' buffers stay warm)",
+        flush=True,
+    )
     for problem in dict.fromkeys(checks.problems):
         print(f"WRONG: {problem}", flush=True)
     return 1 if checks.problems else 0

@@ -61,8 +61,8 @@ def measure(cfg: ElfConfig, texts: list[str], per_request: int, *, keep_rows: bo
     return floor
 
 
-_NOTE = """INSERT INTO memory_notes (note_id, tenant_id, project_id, agent_id, scope, type, text, importance, confidence,
-    status, expires_at, embedding_version, source_ref)
+_NOTE = """INSERT INTO memory_notes (note_id, tenant_id, project_id, agent_id, scope, type, text, importance,
+    confidence, status, expires_at, embedding_version, source_ref)
 VALUES (%(n)s, %(t)s, 'floor', 'floor', 'agent_private', 'fact', %(text)s, 0.5, 0.9, 'active',
     now() + interval '180 days', %(v)s, '{}')"""
 _ROWS = [
@@ -91,9 +91,17 @@ def _postgres(cfg: ElfConfig, tenant: str, groups: list[list[str]], vectors: lis
             with conn.transaction():
                 for text in group:
                     vec = next(vec_iter)
-                    row = {"n": uuid.uuid4(), "c": uuid.uuid4(), "t": tenant, "text": text, "v": version,
-                           "len": len(text.encode()), "dim": len(vec), "vec": Vector(vec).to_text(),
-                           "snap": json.dumps({"text": text})}
+                    row = {
+                        "n": uuid.uuid4(),
+                        "c": uuid.uuid4(),
+                        "t": tenant,
+                        "text": text,
+                        "v": version,
+                        "len": len(text.encode()),
+                        "dim": len(vec),
+                        "vec": Vector(vec).to_text(),
+                        "snap": json.dumps({"text": text}),
+                    }
                     conn.execute(_NOTE, row)
                     for sql in _ROWS:
                         conn.execute(sql, row)

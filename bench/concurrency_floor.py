@@ -21,7 +21,8 @@ import statistics
 import uuid
 from dataclasses import dataclass
 
-from bench.add_note_floor import Floor, measure as measure_add_note
+from bench.add_note_floor import Floor
+from bench.add_note_floor import measure as measure_add_note
 from bench.search_bench import AGENT, PROJECT, READ_PROFILE, Loader
 from bench.search_floor import QueryFloor, SearchFloor
 from bench.stats import percentile

@@ -15,7 +15,7 @@ import argparse
 import random
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 import requests
@@ -28,9 +28,58 @@ from elf_config import load_config
 PROJECT, RUN = "bench", "bench-run-1"
 ENTRIES, SHARED = 200, 50
 TARGET_SERVER_P95_MS = 10.0
-WORDS = ("the user prefers short clear answers with examples and plain words when a task is new or when the "
-         "topic needs care about tests release notes code review tables lists summaries before details after "
-         "each meeting during planning for every project in the morning over email on the team page").split()
+WORDS = [
+    "the",
+    "user",
+    "prefers",
+    "short",
+    "clear",
+    "answers",
+    "with",
+    "examples",
+    "and",
+    "plain",
+    "words",
+    "when",
+    "a",
+    "task",
+    "is",
+    "new",
+    "or",
+    "when",
+    "the",
+    "topic",
+    "needs",
+    "care",
+    "about",
+    "tests",
+    "release",
+    "notes",
+    "code",
+    "review",
+    "tables",
+    "lists",
+    "summaries",
+    "before",
+    "details",
+    "after",
+    "each",
+    "meeting",
+    "during",
+    "planning",
+    "for",
+    "every",
+    "project",
+    "in",
+    "the",
+    "morning",
+    "over",
+    "email",
+    "on",
+    "the",
+    "team",
+    "page",
+]
 FLOOR_SQL = (
     "SELECT scope, key, value, priority, updated_at FROM core_memory_entries WHERE tenant_id = %s AND ("
     "(scope = 'profile' AND project_id = %s AND run_id = '') OR (scope = 'session' AND project_id = %s AND run_id = %s)"
@@ -50,15 +99,18 @@ def _line(key: str, value: str, priority: int, ttl: str, source: str, at: dateti
 def documents(rng: random.Random) -> tuple[str, str, list[str], list[str]]:
     """(PROFILE.md, SESSION.md, every distinct key, the keys in both). Times are fixed, so the same seed gives
     the same text and a re-run on the same tenant stores no new version."""
-    t0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
     shared = [f"bench.shared.k{i:03d}" for i in range(SHARED)]
     profile_keys = [f"bench.profile.k{i:03d}" for i in range(ENTRIES - SHARED)] + shared
     session_keys = [f"bench.session.k{i:03d}" for i in range(ENTRIES - SHARED)] + shared
     profile = "# PROFILE\n\n## Preferences\n" + "".join(
-        _line(k, _value(rng), 50, "none", "user_explicit", t0 + timedelta(minutes=i)) for i, k in enumerate(profile_keys))
+        _line(k, _value(rng), 50, "none", "user_explicit", t0 + timedelta(minutes=i))
+        for i, k in enumerate(profile_keys)
+    )
     session = "# SESSION\n\n## Context\n" + "".join(
         _line(k, _value(rng), 90 if k in shared else 50, "session_end", "system", t0 + timedelta(minutes=i))
-        for i, k in enumerate(session_keys))
+        for i, k in enumerate(session_keys)
+    )
     return profile, session, sorted(set(profile_keys) | set(session_keys)), shared
 
 
@@ -106,8 +158,11 @@ def _ms(values: list[float]) -> str:
 def report(name: str, n: int, server: list[float], client: list[float], floor_ms: list[float]) -> None:
     p95 = percentile(server, 95)
     verdict = "met" if p95 < TARGET_SERVER_P95_MS else "MISSED"
-    print(f"resolve {name} (n={n}): server {_ms(server)} (target: p95 under {TARGET_SERVER_P95_MS:.0f} ms, {verdict})"
-          f" | client {_ms(client)} | floor (one SQL query in-process) {_ms(floor_ms)}", flush=True)
+    print(
+        f"resolve {name} (n={n}): server {_ms(server)} (target: p95 under {TARGET_SERVER_P95_MS:.0f} ms, {verdict})"
+        f" | client {_ms(client)} | floor (one SQL query in-process) {_ms(floor_ms)}",
+        flush=True,
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -127,10 +182,13 @@ def main(argv: list[str]) -> int:
     http = requests.Session()
     p = put(http, f"{base}/v2/core-memory/profile.md", headers, profile)
     s = put(http, f"{base}/v2/core-memory/runs/{RUN}/session.md", headers, session_md)
-    print(f"tenant {tenant}: PROFILE.md {p['entries']} entries ({len(profile.encode())} bytes, version "
-          f"{p['doc_version']}, {'changed' if p['changed'] else 'unchanged'}), SESSION.md of run {RUN} "
-          f"{s['entries']} entries ({len(session_md.encode())} bytes, version {s['doc_version']}, "
-          f"{'changed' if s['changed'] else 'unchanged'}); {len(keys)} distinct keys, {SHARED} in both", flush=True)
+    print(
+        f"tenant {tenant}: PROFILE.md {p['entries']} entries ({len(profile.encode())} bytes, version "
+        f"{p['doc_version']}, {'changed' if p['changed'] else 'unchanged'}), SESSION.md of run {RUN} "
+        f"{s['entries']} entries ({len(session_md.encode())} bytes, version {s['doc_version']}, "
+        f"{'changed' if s['changed'] else 'unchanged'}); {len(keys)} distinct keys, {SHARED} in both",
+        flush=True,
+    )
 
     url = f"{base}/v2/core-memory/resolve"
     problems = check(resolve(http, url, headers, None)[2]["items"], keys, shared)

@@ -86,15 +86,19 @@ def main(argv: list[str]) -> int:
     with psycopg.connect(cfg.storage.postgres.dsn) as conn:
         deadline = time.monotonic() + args.timeout
         while time.monotonic() < deadline:
-            pending = conn.execute("SELECT count(*) FROM doc_indexing_outbox WHERE doc_id = ANY(%s) AND status <> 'DONE'",
-                                   (ids,)).fetchone()[0]
+            pending = conn.execute(
+                "SELECT count(*) FROM doc_indexing_outbox WHERE doc_id = ANY(%s) AND status <> 'DONE'", (ids,)
+            ).fetchone()[0]
             if pending == 0:
                 break
             time.sleep(1)
         searchable_s = time.perf_counter() - t0
         if not args.tenant:
-            print(f"all searchable {searchable_s:.1f} s after the first put ({searchable_s - put_s:.1f} s after the last)"
-                  + ("" if pending == 0 else f"; {pending} outbox rows still pending at the timeout"), flush=True)
+            print(
+                f"all searchable {searchable_s:.1f} s after the first put ({searchable_s - put_s:.1f} s after the last)"
+                + ("" if pending == 0 else f"; {pending} outbox rows still pending at the timeout"),
+                flush=True,
+            )
 
         qs = questions(args.queries)
         l0_client, pointers = [], []
@@ -110,27 +114,48 @@ def main(argv: list[str]) -> int:
         l0_floor = []
         for q in qs:
             t = time.perf_counter()
-            hybrid_query(qdrant, cfg.storage.qdrant.docs_collection, embedder.embed([q])[0], bm25.embed_query(q),
-                         flt, 64, with_payload=["doc_id"], idf_corpus=idf_corpus(tenant, "bench"))
+            hybrid_query(
+                qdrant,
+                cfg.storage.qdrant.docs_collection,
+                embedder.embed([q])[0],
+                bm25.embed_query(q),
+                flt,
+                64,
+                with_payload=["doc_id"],
+                idf_corpus=idf_corpus(tenant, "bench"),
+            )
             l0_floor.append((time.perf_counter() - t) * 1000)
-        print(f"docs_search_l0 (n={len(qs)}): {_stats(l0_client)} | floor, in-process embed + hybrid query: "
-              f"{_stats(l0_floor)}", flush=True)
+        print(
+            f"docs_search_l0 (n={len(qs)}): {_stats(l0_client)} | floor, in-process embed + hybrid query: "
+            f"{_stats(l0_floor)}",
+            flush=True,
+        )
 
         ex_client, ex_floor, verified = [], [], 0
         for p in pointers:
-            body = {"doc_id": p["ref"]["doc_id"], "chunk_id": p["ref"]["chunk_id"], "level": "L1",
-                    "position": p["locator"]["position"], "state": p["state"]}
+            body = {
+                "doc_id": p["ref"]["doc_id"],
+                "chunk_id": p["ref"]["chunk_id"],
+                "level": "L1",
+                "position": p["locator"]["position"],
+                "state": p["state"],
+            }
             t = time.perf_counter()
             r = session.post(f"{base}/v2/docs/excerpts", json=body, headers=hdr, timeout=60)
             ex_client.append((time.perf_counter() - t) * 1000)
             r.raise_for_status()
             verified += r.json()["verified"]
             t = time.perf_counter()
-            content = conn.execute("SELECT content FROM doc_documents WHERE doc_id = %s", (body["doc_id"],)).fetchone()[0]
+            content = conn.execute("SELECT content FROM doc_documents WHERE doc_id = %s", (body["doc_id"],)).fetchone()[
+                0
+            ]
             pos = body["position"]
-            blake3(content.encode()[pos["start"]:pos["start"] + 8 * KIB]).hexdigest()
+            blake3(content.encode()[pos["start"] : pos["start"] + 8 * KIB]).hexdigest()
             ex_floor.append((time.perf_counter() - t) * 1000)
-        print(f"docs_excerpts_get L1 (n={len(pointers)}, {verified} verified): {_stats(ex_client)} | floor, "
-              f"in-process read + slice + hash: {_stats(ex_floor)}", flush=True)
+        print(
+            f"docs_excerpts_get L1 (n={len(pointers)}, {verified} verified): {_stats(ex_client)} | floor, "
+            f"in-process read + slice + hash: {_stats(ex_floor)}",
+            flush=True,
+        )
         print(json.dumps({"tenant": tenant, "docs": len(docs)}), flush=True)
     return 0

@@ -55,5 +55,7 @@ def wait_indexed(dsn: str, note_ids: list[str], *, timeout_s: float, on_progress
         if time.monotonic() - t0 > timeout_s:
             raise IndexingTimeout(
                 f"{total - status.indexed} of {total} notes not indexed after {timeout_s:g} s "
-                f"({status.failed} with a FAILED job; last error: {status.last_error or 'none'}); is elf-worker running?")
+                f"({status.failed} with a FAILED job; last error: {status.last_error or 'none'}); "
+                "is elf-worker running?"
+            )
         time.sleep(poll_s)

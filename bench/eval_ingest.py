@@ -54,8 +54,11 @@ class IngestReport:
         }
 
 
+_DEFAULT_SHAPE = NoteShape()
+
+
 def ingest_dataset(client: ElfClient, ds: Dataset, report: IngestReport, *, max_note_chars: int, label: str,
-                   shape: NoteShape = NoteShape()) -> None:
+                   shape: NoteShape = _DEFAULT_SHAPE) -> None:
     """Write every item of ``ds``, filling ``report`` as results come in (so that a run failing half-way
     still knows which notes to delete); a REJECTED note is reported loudly on stderr as it happens."""
     plans = {c.conversation_id: plan_notes(c, max_note_chars, shape) for c in ds.conversations}
@@ -97,8 +100,10 @@ def ingest_dataset(client: ElfClient, ds: Dataset, report: IngestReport, *, max_
 def delete_created(client: ElfClient, report: IngestReport, *, label: str) -> int:
     """DELETE every note the run created (the service keeps them as status deleted until its purge)."""
     jobs = [(conv, n) for conv, ids in report.created.items() for n in ids]
-    with tqdm(total=len(jobs), desc=f"[{label}] delete notes", unit="note", file=sys.stderr, disable=None) as bar:
-        with ThreadPoolExecutor(DELETE_THREADS) as pool:
-            for _ in pool.map(lambda job: client.delete(*job), jobs):
-                bar.update(1)
+    with (
+        tqdm(total=len(jobs), desc=f"[{label}] delete notes", unit="note", file=sys.stderr, disable=None) as bar,
+        ThreadPoolExecutor(DELETE_THREADS) as pool,
+    ):
+        for _ in pool.map(lambda job: client.delete(*job), jobs):
+            bar.update(1)
     return len(jobs)

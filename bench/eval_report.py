@@ -61,12 +61,12 @@ def split_lines(arms: list[dict]) -> list[str]:
 
 def two_arms(a: dict, b: dict, *, latency: bool = True) -> list[str]:
     rows = []
-    for (name, n, ga), (_, _, gb) in zip(_groups(a), _groups(b)):
+    for (name, n, ga), (_, _, gb) in zip(_groups(a), _groups(b), strict=False):
         for m in METRICS:
             va, vb = ga.get(m), gb.get(m)
             delta = None if va is None or vb is None else vb - va
             rows.append([f"{name} ({n})", m, _f(va), _f(vb), "-" if delta is None else f"{delta:+.3f}"])
-    for (name, va), (_, vb) in zip(latency_rows(a), latency_rows(b)) if latency else ():
+    for (name, va), (_, vb) in zip(latency_rows(a), latency_rows(b), strict=False) if latency else ():
         delta = None if va is None or vb is None else vb - va
         rows.append(["latency", name, _f(va, 1), _f(vb, 1), "-" if delta is None else f"{delta:+.1f}"])
     other = a["target"] != b["target"]

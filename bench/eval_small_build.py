@@ -97,7 +97,7 @@ def build() -> bytes:
     queries = [q for c in convs for q in c["queries"]]
     stats = {"conversations": len(convs), "items_total": sum(len(c["items"]) for c in convs),
              "queries_kept": len(queries)}
-    for name, number in sorted(CATEGORIES.items(), key=lambda kv: kv[1]):
+    for _name, number in sorted(CATEGORIES.items(), key=lambda kv: kv[1]):
         stats[f"queries_kept_category_{number}"] = sum(q["category"] == number for q in queries)
     data = {
         "format": FORMAT,

@@ -19,7 +19,7 @@ import sys
 import time
 import tomllib
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
@@ -40,7 +40,7 @@ def load_facts(dsn: str, tenant: str, facts: int, rng: random.Random) -> float:
     """``facts`` facts over the tenant's notes (round robin), subjects from a pool of people, objects from a
     pool of things; every fourth one closed a month ago."""
     t0 = time.perf_counter()
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     with psycopg.connect(dsn) as conn, conn.cursor() as cur:
         note_ids = [r[0] for r in cur.execute("SELECT note_id FROM memory_notes WHERE tenant_id = %s ORDER BY note_id",
                                               (tenant,))]
@@ -51,8 +51,10 @@ def load_facts(dsn: str, tenant: str, facts: int, rng: random.Random) -> float:
                       "FROM STDIN") as cp:
             for eid, name in people + things:
                 cp.write_row((eid, tenant, "bench", name, name, "person" if name.startswith("person") else "concept"))
-        with cur.copy("COPY graph_predicates (predicate_id, scope_key, tenant_id, project_id, canonical, canonical_norm, "
-                      "cardinality, status) FROM STDIN") as cp:
+        with cur.copy(
+            "COPY graph_predicates (predicate_id, scope_key, tenant_id, project_id, canonical, canonical_norm, "
+            "cardinality, status) FROM STDIN"
+        ) as cp:
             for pid, name in preds:
                 cp.write_row((pid, f"{tenant}:bench", tenant, "bench", name, name, "multi", "active"))
         rows, open_keys = [], set()
@@ -66,8 +68,10 @@ def load_facts(dsn: str, tenant: str, facts: int, rng: random.Random) -> float:
                 open_keys.add((subject, pid, obj))
             start = now - timedelta(days=rng.randint(40, 400))
             rows.append((uuid.uuid4(), subject[0], pid, pname, obj[0], start, end, note_ids[i % len(note_ids)]))
-        with cur.copy("COPY graph_facts (fact_id, tenant_id, project_id, agent_id, scope, subject_entity_id, predicate, "
-                      "predicate_id, object_entity_id, valid_from, valid_to) FROM STDIN") as cp:
+        with cur.copy(
+            "COPY graph_facts (fact_id, tenant_id, project_id, agent_id, scope, subject_entity_id, predicate, "
+            "predicate_id, object_entity_id, valid_from, valid_to) FROM STDIN"
+        ) as cp:
             for fid, sid, pid, pname, oid, start, end, _ in rows:
                 cp.write_row((fid, tenant, "bench", "agent-0", "agent_private", sid, pname, pid, oid, start, end))
         with cur.copy("COPY graph_fact_evidence (evidence_id, fact_id, note_id) FROM STDIN") as cp:
@@ -84,8 +88,11 @@ class Api:
         data = tomllib.loads(config.read_text())
         svc = data["service"]
         svc["http_bind"], svc["admin_bind"], svc["mcp_bind"] = (f"127.0.0.1:{free_port()}" for _ in range(3))
-        data["search"]["graph_context"] = {"enabled": graph_context, "max_facts_per_item": 8,
-                                           "max_evidence_notes_per_fact": 4}
+        data["search"]["graph_context"] = {
+            "enabled": graph_context,
+            "max_facts_per_item": 8,
+            "max_evidence_notes_per_fact": 4,
+        }
         # Beside the original, so that relative paths (stack.data_dir) resolve the same way.
         self.config = config.parent / f".elf-bench-graph-{'on' if graph_context else 'off'}-{uuid.uuid4().hex[:6]}.toml"
         self.config.write_text(dumps(data))
@@ -120,8 +127,12 @@ class Api:
 
 def quick_find(session: requests.Session, api: Api, tenant: str, query: str) -> tuple[float, float]:
     t0 = time.perf_counter()
-    r = session.post(f"{api.base}/v2/searches", json={"query": query, "mode": "quick_find"},
-                     headers={**HEADERS, "X-ELF-Tenant-Id": tenant}, timeout=120)
+    r = session.post(
+        f"{api.base}/v2/searches",
+        json={"query": query, "mode": "quick_find"},
+        headers={**HEADERS, "X-ELF-Tenant-Id": tenant},
+        timeout=120,
+    )
     client = (time.perf_counter() - t0) * 1000
     r.raise_for_status()
     return duration(r.headers, "search"), client
@@ -131,8 +142,12 @@ def facts_per_item(api: Api, tenant: str, qs: list[str]) -> float:
     """Mean relation_context length per returned item (raw admin search): shows the work is really done."""
     sizes = []
     for q in qs:
-        r = requests.post(f"{api.admin}/v2/admin/searches/raw", json={"query": q, "mode": "quick_find"},
-                          headers={**HEADERS, "X-ELF-Tenant-Id": tenant}, timeout=120)
+        r = requests.post(
+            f"{api.admin}/v2/admin/searches/raw",
+            json={"query": q, "mode": "quick_find"},
+            headers={**HEADERS, "X-ELF-Tenant-Id": tenant},
+            timeout=120,
+        )
         r.raise_for_status()
         sizes += [len(i["explain"].get("relation_context", [])) for i in r.json()["items"]]
     return sum(sizes) / max(1, len(sizes))
@@ -141,9 +156,11 @@ def facts_per_item(api: Api, tenant: str, qs: list[str]) -> float:
 def _line(name: str, on: list[float], off: list[float]) -> str:
     p50 = (sorted(on)[len(on) // 2], sorted(off)[len(off) // 2])
     p95 = (_pct(on, 0.95), _pct(off, 0.95))
-    return (f"quick_find {name}: graph_context on p50={p50[0]:.1f} ms p95={p95[0]:.1f} ms | off (floor) "
-            f"p50={p50[1]:.1f} ms p95={p95[1]:.1f} ms | difference p50={p50[0] - p50[1]:+.1f} ms "
-            f"p95={p95[0] - p95[1]:+.1f} ms")
+    return (
+        f"quick_find {name}: graph_context on p50={p50[0]:.1f} ms p95={p95[0]:.1f} ms | off (floor) "
+        f"p50={p50[1]:.1f} ms p95={p95[1]:.1f} ms | difference p50={p50[0] - p50[1]:+.1f} ms "
+        f"p95={p95[0] - p95[1]:+.1f} ms"
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -163,10 +180,16 @@ def main(argv: list[str]) -> int:
         for api in apis.values():
             api.wait_healthy()  # start-up applies the schema, so the bulk load below finds its tables
         loader = Loader(cfg, tenant)
-        print(f"loaded {args.notes} notes in {loader.load_to(args.notes):.1f} s "
-              f"(index optimized after {loader.wait_green():.1f} s)", flush=True)
-        print(f"loaded {args.facts} facts in "
-              f"{load_facts(cfg.storage.postgres.dsn, tenant, args.facts, random.Random(7)):.1f} s", flush=True)
+        print(
+            f"loaded {args.notes} notes in {loader.load_to(args.notes):.1f} s "
+            f"(index optimized after {loader.wait_green():.1f} s)",
+            flush=True,
+        )
+        print(
+            f"loaded {args.facts} facts in "
+            f"{load_facts(cfg.storage.postgres.dsn, tenant, args.facts, random.Random(7)):.1f} s",
+            flush=True,
+        )
         qs = questions(args.queries)
         session = requests.Session()
         for api in apis.values():  # warm-up: models loaded, connections open
@@ -180,8 +203,11 @@ def main(argv: list[str]) -> int:
                     times[flag][0].append(server)
                     times[flag][1].append(client)
         n = len(times[True][0])
-        print(f"{args.notes} notes, {args.facts} facts, {n} quick_find searches per arm; relation_context holds "
-              f"{facts_per_item(apis[True], tenant, qs[:20]):.2f} facts per returned item", flush=True)
+        print(
+            f"{args.notes} notes, {args.facts} facts, {n} quick_find searches per arm; relation_context holds "
+            f"{facts_per_item(apis[True], tenant, qs[:20]):.2f} facts per returned item",
+            flush=True,
+        )
         print(_line("server", times[True][0], times[False][0]), flush=True)
         print(_line("client", times[True][1], times[False][1]), flush=True)
     finally:

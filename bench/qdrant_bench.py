@@ -17,7 +17,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -32,15 +32,79 @@ TENANTS = [f"tenant-{i}" for i in range(4)]
 PROJECTS = [f"project-{i}" for i in range(5)]
 SCOPES = ["agent_private", "project_shared", "org_shared"]
 TYPES = ["preference", "constraint", "decision", "profile", "fact", "plan"]
-_SUBJECTS = "Alice Bob Carol the team the client our lead the designer Dana the ops crew Evan Priya".split(" ")
-_VERBS = ("prefers likes deployed reviewed scheduled rejected approved migrated documented measured tested "
-          "renamed archived planned postponed").split()
-_OBJECTS = ("the billing service|dark roast coffee|weekly standups|the Postgres cluster|a blue green rollout|"
-            "the mobile release|unit tests in CI|the onboarding guide|Kubernetes upgrades|the search index|"
-            "quarterly budgets|the API gateway|a vegetarian menu|the hiking trip|TypeScript linting|"
-            "the data warehouse|backup retention|the design review|morning runs|the incident report").split("|")
-_TAILS = ("on Monday|before the launch|after lunch|for the next sprint|every Friday|in Berlin|with the vendor|"
-          "because of latency|to cut costs|when traffic peaks|during the offsite|next quarter|").split("|")
+_SUBJECTS = [
+    "Alice",
+    "Bob",
+    "Carol",
+    "the",
+    "team",
+    "the",
+    "client",
+    "our",
+    "lead",
+    "the",
+    "designer",
+    "Dana",
+    "the",
+    "ops",
+    "crew",
+    "Evan",
+    "Priya",
+]
+_VERBS = [
+    "prefers",
+    "likes",
+    "deployed",
+    "reviewed",
+    "scheduled",
+    "rejected",
+    "approved",
+    "migrated",
+    "documented",
+    "measured",
+    "tested",
+    "renamed",
+    "archived",
+    "planned",
+    "postponed",
+]
+_OBJECTS = [
+    "the billing service",
+    "dark roast coffee",
+    "weekly standups",
+    "the Postgres cluster",
+    "a blue green rollout",
+    "the mobile release",
+    "unit tests in CI",
+    "the onboarding guide",
+    "Kubernetes upgrades",
+    "the search index",
+    "quarterly budgets",
+    "the API gateway",
+    "a vegetarian menu",
+    "the hiking trip",
+    "TypeScript linting",
+    "the data warehouse",
+    "backup retention",
+    "the design review",
+    "morning runs",
+    "the incident report",
+]
+_TAILS = [
+    "on Monday",
+    "before the launch",
+    "after lunch",
+    "for the next sprint",
+    "every Friday",
+    "in Berlin",
+    "with the vendor",
+    "because of latency",
+    "to cut costs",
+    "when traffic peaks",
+    "during the offsite",
+    "next quarter",
+    "",
+]
 
 
 def sentence(rng: random.Random) -> str:
@@ -58,19 +122,33 @@ def build_points(n: int, dim: int, seed: int) -> list[models.PointStruct]:
     """Notes-style chunk points, spread over tenants, projects, scopes and types."""
     rng = random.Random(seed)
     vectors = unit_vectors(n, dim, seed)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     points = []
     for i in range(n):
         text = sentence(rng)
-        points.append(chunk_point(
-            chunk_id=uuid.UUID(int=rng.getrandbits(128), version=4),
-            note_id=uuid.UUID(int=rng.getrandbits(128), version=4),
-            chunk_index=0, start_offset=0, end_offset=len(text),
-            tenant_id=rng.choice(TENANTS), project_id=rng.choice(PROJECTS), agent_id=f"agent-{rng.randrange(8)}",
-            scope=rng.choice(SCOPES), note_type=rng.choice(TYPES), key=None, status="active",
-            updated_at=now, expires_at=None, importance=round(rng.random(), 2), confidence=0.9,
-            embedding_version=f"bench:random:{dim}", dense=vectors[i].tolist(), bm25=bm25.embed_document(text),
-        ))
+        points.append(
+            chunk_point(
+                chunk_id=uuid.UUID(int=rng.getrandbits(128), version=4),
+                note_id=uuid.UUID(int=rng.getrandbits(128), version=4),
+                chunk_index=0,
+                start_offset=0,
+                end_offset=len(text),
+                tenant_id=rng.choice(TENANTS),
+                project_id=rng.choice(PROJECTS),
+                agent_id=f"agent-{rng.randrange(8)}",
+                scope=rng.choice(SCOPES),
+                note_type=rng.choice(TYPES),
+                key=None,
+                status="active",
+                updated_at=now,
+                expires_at=None,
+                importance=round(rng.random(), 2),
+                confidence=0.9,
+                embedding_version=f"bench:random:{dim}",
+                dense=vectors[i].tolist(),
+                bm25=bm25.embed_document(text),
+            )
+        )
     return points
 
 
@@ -81,8 +159,10 @@ def percentile_ms(samples: list[float], q: float) -> float:
 
 def summary(label: str, samples: list[float]) -> str:
     """One line: p50 / p95 latency of the samples."""
-    return (f"qdrant hybrid query {label}(n={len(samples)}): p50={percentile_ms(samples, 50):.2f} ms "
-            f"p95={percentile_ms(samples, 95):.2f} ms")
+    return (
+        f"qdrant hybrid query {label}(n={len(samples)}): p50={percentile_ms(samples, 50):.2f} ms "
+        f"p95={percentile_ms(samples, 95):.2f} ms"
+    )
 
 
 class QueryRunner:
@@ -96,11 +176,13 @@ class QueryRunner:
     def one(self) -> float:
         """Run one query; return its wall time in seconds."""
         rng = self._rng
-        flt = models.Filter(must=[
-            models.FieldCondition(key="tenant_id", match=models.MatchValue(value=rng.choice(TENANTS))),
-            models.FieldCondition(key="project_id", match=models.MatchValue(value=rng.choice(PROJECTS))),
-            models.FieldCondition(key="status", match=models.MatchValue(value="active")),
-        ])
+        flt = models.Filter(
+            must=[
+                models.FieldCondition(key="tenant_id", match=models.MatchValue(value=rng.choice(TENANTS))),
+                models.FieldCondition(key="project_id", match=models.MatchValue(value=rng.choice(PROJECTS))),
+                models.FieldCondition(key="status", match=models.MatchValue(value="active")),
+            ]
+        )
         dense = self._vectors[rng.randrange(len(self._vectors))].tolist()
         sparse = bm25.embed_query(sentence(rng))
         started = time.perf_counter()
@@ -136,10 +218,12 @@ def run(url: str, args: argparse.Namespace) -> int:
         points = build_points(args.points, args.dim, args.seed)
         started = time.perf_counter()
         for i in range(0, len(points), args.batch):
-            upsert_points(client, collection, points[i:i + args.batch])
+            upsert_points(client, collection, points[i : i + args.batch])
         elapsed = time.perf_counter() - started
-        print(f"qdrant upsert: {len(points)} points in {elapsed:.2f} s = {len(points) / elapsed:.0f} points/s "
-              f"(batches of {args.batch}, dim {args.dim})")
+        print(
+            f"qdrant upsert: {len(points)} points in {elapsed:.2f} s = {len(points) / elapsed:.0f} points/s "
+            f"(batches of {args.batch}, dim {args.dim})"
+        )
 
         runner = QueryRunner(client, collection, args.dim, args.limit, args.seed)
         runner.run(5)  # warm-up
@@ -153,13 +237,17 @@ def run(url: str, args: argparse.Namespace) -> int:
         deadline = time.monotonic() + args.optimize_timeout
         while (state := status(client, collection)) != models.CollectionStatus.GREEN:
             if state == models.CollectionStatus.RED or time.monotonic() > deadline:
-                print(f"qdrant: collection is {state.value}, not green; optimizer: "
-                      f"{client.get_collection(collection).optimizer_status}")
+                print(
+                    f"qdrant: collection is {state.value}, not green; optimizer: "
+                    f"{client.get_collection(collection).optimizer_status}"
+                )
                 return 1
             time.sleep(0.2)
         info = client.get_collection(collection)
-        print(f"qdrant optimization: green after {time.perf_counter() - wait_started:.1f} s "
-              f"({info.segments_count} segments, {info.indexed_vectors_count} indexed vectors)")
+        print(
+            f"qdrant optimization: green after {time.perf_counter() - wait_started:.1f} s "
+            f"({info.segments_count} segments, {info.indexed_vectors_count} indexed vectors)"
+        )
         runner.run(5)
         print(summary("", runner.run(args.queries)))
         return 0

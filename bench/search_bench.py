@@ -25,7 +25,7 @@ import sys
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 import psycopg
@@ -34,14 +34,14 @@ from pgvector.psycopg import register_vector
 from qdrant_client import QdrantClient
 
 from bench.add_note_bench import LOCOMO, load_average, sentences
-from bench.server_timing import duration, timings, vector_cached
 from bench.search_floor import WHAT, QueryFloor, SearchFloor, ratio
+from bench.server_timing import duration, timings, vector_cached
 from bench.stats import percentile, table
+from bench.target import loopback_base_url
+from elf_config import load_config
 from elf_infra.index import bm25
 from elf_infra.index.notes_collection import chunk_point, ensure_notes_collection
 from elf_infra.providers.local_embedder import LocalEmbedder
-from bench.target import loopback_base_url
-from elf_config import load_config
 
 NOISE = 0.02
 UPSERT_BATCH = 512
@@ -84,7 +84,7 @@ class Loader:
     def load_to(self, total: int) -> float:
         t0 = time.perf_counter()
         cfg, ev, dim = self.cfg, self.cfg.embedding_version, self.cfg.storage.qdrant.vector_dim
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         rows = []
         for i in range(self.loaded, total):
             text, vec = self._note(i)
@@ -92,32 +92,87 @@ class Loader:
         with psycopg.connect(cfg.storage.postgres.dsn) as conn:
             register_vector(conn)
             with conn.cursor() as cur:
-                with cur.copy("COPY memory_notes (note_id, tenant_id, project_id, agent_id, scope, type, text, importance, "
-                              "confidence, status, created_at, updated_at, embedding_version, source_ref) "
-                              "FROM STDIN WITH (FORMAT BINARY)") as cp:
-                    cp.set_types(["uuid", "text", "text", "text", "text", "text", "text", "real", "real", "text",
-                                  "timestamptz", "timestamptz", "text", "jsonb"])
+                with cur.copy(
+                    "COPY memory_notes (note_id, tenant_id, project_id, agent_id, scope, type, text, importance, "
+                    "confidence, status, created_at, updated_at, embedding_version, source_ref) "
+                    "FROM STDIN WITH (FORMAT BINARY)"
+                ) as cp:
+                    cp.set_types(
+                        [
+                            "uuid",
+                            "text",
+                            "text",
+                            "text",
+                            "text",
+                            "text",
+                            "text",
+                            "real",
+                            "real",
+                            "text",
+                            "timestamptz",
+                            "timestamptz",
+                            "text",
+                            "jsonb",
+                        ]
+                    )
                     for note_id, _, text, _ in rows:
-                        cp.write_row((note_id, self.tenant, PROJECT, AGENT, "agent_private", "fact", text, 0.5, 0.9,
-                                      "active", now, now, ev, psycopg.types.json.Jsonb({})))
-                with cur.copy("COPY memory_note_chunks (chunk_id, note_id, chunk_index, start_offset, end_offset, text, "
-                              "embedding_version) FROM STDIN WITH (FORMAT BINARY)") as cp:
+                        cp.write_row(
+                            (
+                                note_id,
+                                self.tenant,
+                                PROJECT,
+                                AGENT,
+                                "agent_private",
+                                "fact",
+                                text,
+                                0.5,
+                                0.9,
+                                "active",
+                                now,
+                                now,
+                                ev,
+                                psycopg.types.json.Jsonb({}),
+                            )
+                        )
+                with cur.copy(
+                    "COPY memory_note_chunks (chunk_id, note_id, chunk_index, start_offset, end_offset, text, "
+                    "embedding_version) FROM STDIN WITH (FORMAT BINARY)"
+                ) as cp:
                     cp.set_types(["uuid", "uuid", "int4", "int4", "int4", "text", "text"])
                     for note_id, chunk_id, text, _ in rows:
                         cp.write_row((chunk_id, note_id, 0, 0, len(text.encode()), text, ev))
                 for table, key in (("note_chunk_embeddings", "chunk_id"), ("note_embeddings", "note_id")):
-                    with cur.copy(f"COPY {table} ({key}, embedding_version, embedding_dim, vec) "
-                                  "FROM STDIN WITH (FORMAT BINARY)") as cp:
+                    with cur.copy(
+                        f"COPY {table} ({key}, embedding_version, embedding_dim, vec) FROM STDIN WITH (FORMAT BINARY)"
+                    ) as cp:
                         cp.set_types(["uuid", "text", "int4", "vector"])
                         for note_id, chunk_id, _, vec in rows:
                             cp.write_row((chunk_id if key == "chunk_id" else note_id, ev, dim, vec))
         for b in range(0, len(rows), UPSERT_BATCH):
-            points = [chunk_point(chunk_id=c, note_id=n, chunk_index=0, start_offset=0, end_offset=len(t.encode()),
-                                  tenant_id=self.tenant, project_id=PROJECT, agent_id=AGENT, scope="agent_private",
-                                  note_type="fact", key=None, status="active", updated_at=now, expires_at=None,
-                                  importance=0.5, confidence=0.9, embedding_version=ev, dense=v,
-                                  bm25=bm25.embed_document(t))
-                      for n, c, t, v in rows[b : b + UPSERT_BATCH]]
+            points = [
+                chunk_point(
+                    chunk_id=c,
+                    note_id=n,
+                    chunk_index=0,
+                    start_offset=0,
+                    end_offset=len(t.encode()),
+                    tenant_id=self.tenant,
+                    project_id=PROJECT,
+                    agent_id=AGENT,
+                    scope="agent_private",
+                    note_type="fact",
+                    key=None,
+                    status="active",
+                    updated_at=now,
+                    expires_at=None,
+                    importance=0.5,
+                    confidence=0.9,
+                    embedding_version=ev,
+                    dense=v,
+                    bm25=bm25.embed_document(t),
+                )
+                for n, c, t, v in rows[b : b + UPSERT_BATCH]
+            ]
             self.qdrant.upsert(cfg.storage.qdrant.collection, points=points, wait=True)
         self.loaded = total
         return time.perf_counter() - t0
@@ -131,8 +186,6 @@ class Loader:
                 break
             time.sleep(1)
         return time.perf_counter() - t0
-
-
 
 
 def server_ms(headers) -> float:
@@ -156,28 +209,52 @@ class Pass:
         both = lambda v: f"{percentile(v, 50):.1f} / {percentile(v, 95):.1f}"  # noqa: E731
         part = lambda attr: f"{percentile([getattr(f, attr) for f in self.floors], 50):.1f}"  # noqa: E731
         share = lambda v: f"{ratio(v, floor, 50):.2f} / {ratio(v, floor, 95):.2f}"  # noqa: E731
-        return [self.mode, str(len(self.server)), both(self.server), both(self.client), part("embed_ms"),
-                part("qdrant_ms"), part("postgres_ms"), both(floor), share(self.server), share(self.client)]
+        return [
+            self.mode,
+            str(len(self.server)),
+            both(self.server),
+            both(self.client),
+            part("embed_ms"),
+            part("qdrant_ms"),
+            part("postgres_ms"),
+            both(floor),
+            share(self.server),
+            share(self.client),
+        ]
 
     def stage_line(self) -> str | None:
         """The server's own steps (Server-Timing entries besides search and total), p50 each, if it sends them."""
         if not self.stages:
             return None
         return f"  {self.mode} server steps p50 (Server-Timing): " + ", ".join(
-            f"{name} {percentile(ms, 50):.1f}" for name, ms in self.stages.items())
+            f"{name} {percentile(ms, 50):.1f}" for name, ms in self.stages.items()
+        )
 
 
-HEADER = ["mode", "n", "server p50 / p95", "client p50 / p95", "embed", "qdrant", "pg", "floor p50 / p95",
-          "server/floor", "client/floor"]
-LEGEND = ("times in ms; embed, qdrant, pg: p50 of the floor's parts; x/floor: p50 over floor p50 / p95 over "
-          "floor p95")
+HEADER = [
+    "mode",
+    "n",
+    "server p50 / p95",
+    "client p50 / p95",
+    "embed",
+    "qdrant",
+    "pg",
+    "floor p50 / p95",
+    "server/floor",
+    "client/floor",
+]
+LEGEND = "times in ms; embed, qdrant, pg: p50 of the floor's parts; x/floor: p50 over floor p50 / p95 over floor p95"
 
 
 def run_pass(base: str, tenant: str, qs: list[str], mode: str, floor: SearchFloor | None) -> Pass:
     """Each query over HTTP, then (with ``floor``) its floor in this process."""
     session = requests.Session()
-    hdr = {"X-ELF-Tenant-Id": tenant, "X-ELF-Project-Id": PROJECT, "X-ELF-Agent-Id": AGENT,
-           "X-ELF-Read-Profile": READ_PROFILE}
+    hdr = {
+        "X-ELF-Tenant-Id": tenant,
+        "X-ELF-Project-Id": PROJECT,
+        "X-ELF-Agent-Id": AGENT,
+        "X-ELF-Read-Profile": READ_PROFILE,
+    }
     out = Pass(mode)
     for q in qs:
         t0 = time.perf_counter()
@@ -206,8 +283,9 @@ def query_sets(per_pass: int, passes: int) -> tuple[list[str], list[list[str]], 
 
 
 def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="elf-bench search", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="elf-bench search", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("-c", "--config", required=True)
     ap.add_argument("--sizes", default="1000,10000,100000", help="comma-separated note counts, cumulative")
     ap.add_argument("--queries", type=int, default=100, help="questions per size and mode (distinct in each)")
@@ -224,24 +302,33 @@ def main(argv: list[str]) -> int:
     loader = Loader(cfg, tenant, distinct=min(max(sizes), 20000))
     warm, sets, repeats = query_sets(args.queries, len(sizes) * len(modes))
     if repeats:
-        print("too few distinct LoCoMo questions: some repeat across passes, and the service's query-vector "
-              "cache may answer those", file=sys.stderr)
+        print(
+            "too few distinct LoCoMo questions: some repeat across passes, and the service's query-vector "
+            "cache may answer those",
+            file=sys.stderr,
+        )
     floor = SearchFloor(cfg, tenant=tenant, project=PROJECT, agent=AGENT, read_profile=READ_PROFILE)
     try:
         run_pass(base, tenant, warm, "quick_find", None)  # models loaded in the API workers
         for size in sizes:
             load_s = loader.load_to(size)
             green_s = loader.wait_green()
-            print(f"loaded {size} notes ({load_s:.1f} s load, {green_s:.1f} s until the index was optimized)", flush=True)
+            print(
+                f"loaded {size} notes ({load_s:.1f} s load, {green_s:.1f} s until the index was optimized)", flush=True
+            )
             passes = [run_pass(base, tenant, sets.pop(0), mode, floor) for mode in modes]
             candidates = percentile([f.candidates for p in passes for f in p.floors], 50)
             cached = sum(p.cached for p in passes)
             fresh = "some repeated in this run" if repeats else "none repeated in this run"
             if cached:  # an earlier run on the same elf-api process asked them: its cache answered, no embedding
-                fresh += (f"; {cached} of {len(passes) * args.queries} query vectors came from the service's cache "
-                          "(asked by an earlier run: restart elf-api for cold figures)")
-            print(f"\nsearch @ {size} notes, {args.queries} questions per mode, {fresh}; load average {load_average()}",
-                  flush=True)
+                fresh += (
+                    f"; {cached} of {len(passes) * args.queries} query vectors came from the service's cache "
+                    "(asked by an earlier run: restart elf-api for cold figures)"
+                )
+            print(
+                f"\nsearch @ {size} notes, {args.queries} questions per mode, {fresh}; load average {load_average()}",
+                flush=True,
+            )
             print("\n".join(table(HEADER, [p.row() for p in passes])))
             for line in filter(None, (p.stage_line() for p in passes)):
                 print(line)

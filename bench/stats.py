@@ -18,5 +18,8 @@ def percentile(values: Sequence[float], p: float) -> float | None:
 def table(header: list[str], rows: list[list[str]]) -> list[str]:
     """Lines of a plain-text table: the first column left-aligned, the others right-aligned."""
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+
+    def fmt(r: list[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=False)))
+
     return [fmt(header), "  ".join("-" * w for w in widths), *(fmt(r) for r in rows)]

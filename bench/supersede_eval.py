@@ -20,7 +20,7 @@ import secrets
 import sys
 import time
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from elf_domain.vocabulary import SEARCH_MODES
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> dict:
     ids = [n for w in written for n in w.note_ids if n]
     wait_indexed(target.dsn, ids, timeout_s=args.index_timeout, on_progress=lambda _done: None)
     facts = {w.case["id"]: current_facts(client, w) for w in written}
-    past = (datetime.now(timezone.utc) - timedelta(days=365)).isoformat()
+    past = (datetime.now(UTC) - timedelta(days=365)).isoformat()
     arms, rankings = [], {}
     for mode in modes:
         for as_of in ([None, past] if args.as_of_past else [None]):

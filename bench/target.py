@@ -14,5 +14,7 @@ def loopback_base_url(bind: str) -> str:
     except ValueError:
         loopback = False
     if not loopback or not port.isdigit():
-        raise ValueError(f"service.http_bind {bind!r} is not a loopback address; elf-eval and elf-bench only target loopback")
+        raise ValueError(
+            f"service.http_bind {bind!r} is not a loopback address; elf-eval and elf-bench only target loopback"
+        )
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"

@@ -11,8 +11,8 @@ import uuid
 from django.db import models
 from django.db.models.functions import Now
 
-from elf_kernel.model_bases import StoredVector, choices_of
 from elf_domain.vocabulary import OutboxOp, OutboxStatus, Scope
+from elf_kernel.model_bases import StoredVector, choices_of
 
 
 class DocStatus(models.TextChoices):

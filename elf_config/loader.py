@@ -8,8 +8,8 @@ import sys
 import tomllib
 import types
 import typing
-from pathlib import Path
 from collections.abc import Set as AbstractSet
+from pathlib import Path
 from typing import Any, Union
 
 from .rules import check_rules

@@ -114,7 +114,9 @@ def _service(cfg: ElfConfig, p: list[str]) -> None:
             p.append(f"service.{name} uses port {port}, already used by service.{ports[port]}")
         ports[port] = name
         if cfg.security.bind_localhost_only and not is_loopback(host):
-            p.append(f"service.{name} binds {host}, but security.bind_localhost_only = true requires a loopback address")
+            p.append(
+                f"service.{name} binds {host}, but security.bind_localhost_only = true requires a loopback address"
+            )
     if s.log_level.lower() not in LOG_LEVELS:
         p.append(f"service.log_level must be one of {', '.join(LOG_LEVELS)}")
 
@@ -163,8 +165,10 @@ def _providers(cfg: ElfConfig, p: list[str]) -> None:
     if emb.provider_id == LOCAL_PROVIDER and emb.dimensions != LOCAL_EMBEDDING_DIM:
         p.append(f"providers.embedding.dimensions must be {LOCAL_EMBEDDING_DIM} for the local embedder")
     if emb.provider_id == LOCAL_PROVIDER and emb.model not in LOCAL_EMBEDDING_MODELS:
-        p.append(f"providers.embedding.model must be one of {', '.join(map(repr, LOCAL_EMBEDDING_MODELS))} for the "
-                 f"local embedder (int8 products, or the bundled file's float32 products), not {emb.model!r}")
+        p.append(
+            f"providers.embedding.model must be one of {', '.join(map(repr, LOCAL_EMBEDDING_MODELS))} for the "
+            f"local embedder (int8 products, or the bundled file's float32 products), not {emb.model!r}"
+        )
     if cfg.providers.llm_extractor.temperature < 0:
         p.append("providers.llm_extractor.temperature must be zero or greater")
 
@@ -298,9 +302,11 @@ def _security(cfg: ElfConfig, p: list[str]) -> None:
     if not s.reject_non_english:
         p.append("security.reject_non_english must be true")
     if not s.redact_secrets_on_write:
-        p.append("security.redact_secrets_on_write must be true: ELF has no mode that stores secrets (add_event "
-                 "messages and event-log events are redacted on write, and the WriteGate, always on per spec v2 "
-                 "section 9, rejects a note holding one)")
+        p.append(
+            "security.redact_secrets_on_write must be true: ELF has no mode that stores secrets (add_event "
+            "messages and event-log events are redacted on write, and the WriteGate, always on per spec v2 "
+            "section 9, rejects a note holding one)"
+        )
     if s.evidence_min_quotes < 1:
         p.append("security.evidence_min_quotes must be at least 1")
     if s.evidence_max_quotes < s.evidence_min_quotes:
@@ -330,8 +336,10 @@ def _auth_keys(cfg: ElfConfig, p: list[str]) -> None:
         first_id.setdefault(key.token_id, i)
         if key.token in first_token:
             j = first_token[key.token]
-            p.append(f"{at}.token (token_id {key.token_id!r}) duplicates the token of security.auth_keys[{j}] "
-                     f"(token_id {keys[j].token_id!r}); every key needs its own token")
+            p.append(
+                f"{at}.token (token_id {key.token_id!r}) duplicates the token of security.auth_keys[{j}] "
+                f"(token_id {keys[j].token_id!r}); every key needs its own token"
+            )
         first_token.setdefault(key.token, i)
 
 
@@ -355,8 +363,10 @@ def _auth_key(cfg: ElfConfig, key: AuthKeyConfig, at: str, p: list[str]) -> None
         p.append(f"{at}.read_profile must be one of {', '.join(sorted(profiles))}")
     if key.role is not None and key.admin is not None:
         agree = (key.role == AuthRole.ADMIN) == key.admin
-        p.append(f"{at} sets both role and admin{'' if agree else ', and they disagree'}; set exactly one "
-                 '(admin = true|false is the older spelling of role = "admin"|"user")')
+        p.append(
+            f"{at} sets both role and admin{'' if agree else ', and they disagree'}; set exactly one "
+            '(admin = true|false is the older spelling of role = "admin"|"user")'
+        )
     elif key.role is None and key.admin is None:
         p.append(f'{at}.role is required: role = "user" or role = "admin" (or the older admin = true|false)')
     if key.role is not None and key.role not in AUTH_ROLES:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Final, Literal, Optional, Union
+from typing import Final, Literal
 
 from elf_domain.vocabulary import RankingFormula, ReadProfile, SearchMode
 
@@ -28,7 +28,7 @@ DEFAULT_SEARCH_MODE = SearchMode.PLANNED_SEARCH.value
 DEFAULT_ENCRYPTION_KEY_FILE = "event_log_key"  # in stack.data_dir
 # A count that may be "auto": derived from the cores this machine gives the process (elf_config.sizing).
 AUTO: Final = "auto"
-AutoInt = Union[int, Literal["auto"]]
+AutoInt = int | Literal["auto"]
 # Sizing defaults (README, "Sizing"), measured on the 2-core reference machine.
 DEFAULT_API_THREADS = 4
 DEFAULT_WORKER_PREFETCH = 1
@@ -61,7 +61,7 @@ class QdrantConfig:
     vector_dim: int
     # The Doc Extension's chunk collection. Omitted: "<collection>_docs", filled in when the object is made, so
     # the attribute always holds the name (None only in the file).
-    docs_collection: Optional[str]
+    docs_collection: str | None
 
     def __post_init__(self) -> None:
         if self.docs_collection is None:
@@ -174,7 +174,7 @@ class ChunkingConfig:
     enabled: bool
     max_tokens: int
     overlap_tokens: int
-    tokenizer_repo: Optional[str]
+    tokenizer_repo: str | None
 
 
 @dataclass(frozen=True)
@@ -200,15 +200,15 @@ class CacheConfig:
     enabled: bool
     expansion_ttl_days: int
     rerank_ttl_days: int
-    max_payload_bytes: Optional[int]
+    max_payload_bytes: int | None
 
 
 @dataclass(frozen=True)
 class ExplainConfig:
     retention_days: int
-    capture_candidates: Optional[bool]
-    candidate_retention_days: Optional[int]
-    write_mode: Optional[str]
+    capture_candidates: bool | None
+    candidate_retention_days: int | None
+    write_mode: str | None
 
 
 @dataclass(frozen=True)
@@ -231,7 +231,7 @@ class SearchConfig:
     cache: CacheConfig
     explain: ExplainConfig
     # Named by sections 13-14 but not in the section 1 template: omitted means relation_context is off.
-    graph_context: Optional[GraphContextConfig]
+    graph_context: GraphContextConfig | None
 
     @property
     def relation_context_on(self) -> bool:
@@ -284,9 +284,9 @@ class AuthKeyConfig:
     tenant_id: str
     project_id: str
     agent_id: str
-    read_profile: Optional[str]
-    role: Optional[str]
-    admin: Optional[bool]
+    read_profile: str | None
+    role: str | None
+    admin: bool | None
 
     @property
     def is_admin(self) -> bool:
@@ -304,9 +304,9 @@ class RateLimitsConfig:
 
     requests_per_second: float
     burst: int
-    write_requests_per_second: Optional[float]
-    write_burst: Optional[int]
-    redis_url: Optional[str]
+    write_requests_per_second: float | None
+    write_burst: int | None
+    redis_url: str | None
 
     @property
     def has_write_budget(self) -> bool:
@@ -323,12 +323,12 @@ class SecurityConfig:
     evidence_max_quote_chars: int
     # Not in the spec's template (sections 14-15 name them): omitted, no keys.
     auth_mode: str = field(default=AuthMode.OFF.value, kw_only=True)
-    auth_keys: Optional[list[AuthKeyConfig]]
+    auth_keys: list[AuthKeyConfig] | None
     # Not in the spec: omitted, no request is rate limited.
-    rate_limits: Optional[RateLimitsConfig] = None
+    rate_limits: RateLimitsConfig | None = None
     # Not in the spec: the AES-256 key that seals sensitivity-high event-log content (PRD 9.2), created on first
     # start. Omitted: <stack.data_dir>/event_log_key. Relative paths resolve against the config file's folder.
-    encryption_key_file: Optional[str] = None
+    encryption_key_file: str | None = None
 
     @property
     def static_keys(self) -> bool:
@@ -337,9 +337,9 @@ class SecurityConfig:
 
 @dataclass(frozen=True)
 class ContextConfig:
-    project_descriptions: Optional[dict[str, str]]
-    scope_descriptions: Optional[dict[str, str]]
-    scope_boost_weight: Optional[float]
+    project_descriptions: dict[str, str] | None
+    scope_descriptions: dict[str, str] | None
+    scope_boost_weight: float | None
 
 
 @dataclass(frozen=True)
@@ -351,7 +351,7 @@ class McpConfig:
     read_profile: str = field(default=ReadProfile.PRIVATE_PLUS_PROJECT.value, kw_only=True)
     # Not in the spec: with security.auth_mode = "static_keys", the token_id of the security.auth_keys entry
     # whose token elf-mcp sends as `Authorization: Bearer <token>`.
-    auth_token_id: Optional[str]
+    auth_token_id: str | None
 
 
 DEFAULT_MAX_DOC_BYTES = 4 * 1024 * 1024
@@ -402,9 +402,9 @@ class ElfConfig:
     ranking: RankingConfig
     lifecycle: LifecycleConfig
     security: SecurityConfig
-    context: Optional[ContextConfig]
-    mcp: Optional[McpConfig]
-    docs: Optional[DocsConfig]
+    context: ContextConfig | None
+    mcp: McpConfig | None
+    docs: DocsConfig | None
     # Not in the template: omitted, every key of the table takes its default.
     core_memory: CoreMemoryConfig = field(default_factory=CoreMemoryConfig, kw_only=True)
     acb: AcbConfig = field(default_factory=AcbConfig, kw_only=True)

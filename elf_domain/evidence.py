@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from elf_domain.vocabulary import KNOWN_SCOPES
@@ -220,7 +220,7 @@ def _datetime(value: object, path: str) -> str | None:
 def _utc(text: str) -> datetime:
     """An ISO 8601 time for comparison; one without an offset is read as UTC (as graph memory stores it)."""
     when = datetime.fromisoformat(text)
-    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def _entity(raw: object, path: str) -> dict[str, Any]:

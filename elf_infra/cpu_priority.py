@@ -3,6 +3,7 @@ server's optimize worker, each for the whole process and every thread and child 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -53,7 +54,5 @@ def _lower_autogroup(nice: int) -> None:
     current = autogroup_nice()
     if current is None or current >= nice:
         return
-    try:
+    with contextlib.suppress(OSError):  # not allowed here: per-thread niceness is all
         AUTOGROUP.write_text(str(nice))
-    except OSError:  # not allowed here: per-thread niceness is all
-        pass

@@ -15,6 +15,7 @@ import hmac
 from django.core.exceptions import MiddlewareNotUsed
 
 from elf_config.schema import AuthKeyConfig, SecurityConfig
+
 from .errors import ElfError, error_response
 from .listener import ADMIN_URLCONF
 from .runtime import get_config

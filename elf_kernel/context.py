@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .auth import Forbidden, matched_key
-from elf_domain.context_headers import AGENT, PROJECT, READ_PROFILE, TENANT
 from elf_config.identifiers import MAX_IDENTIFIER_CHARS, ORG_PROJECT_ID, identifier_problem
 from elf_config.schema import AuthKeyConfig
+from elf_domain.context_headers import AGENT, PROJECT, READ_PROFILE, TENANT
+
+from .auth import Forbidden, matched_key
 from .errors import InvalidRequest
 from .runtime import get_config
 

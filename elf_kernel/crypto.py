@@ -67,7 +67,7 @@ def is_sealed_bytes(value) -> bool:
 
 
 def aad(table: str, column: str, tenant_id: str, row_id: str) -> bytes:
-    return f"elf|{table}|{column}|{tenant_id}|{row_id}".encode("utf-8")
+    return f"elf|{table}|{column}|{tenant_id}|{row_id}".encode()
 
 
 class Cipher:

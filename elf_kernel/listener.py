@@ -7,6 +7,7 @@ bind cannot reach admin routes by forging Host.
 from __future__ import annotations
 
 from elf_config.rules import parse_bind
+
 from .runtime import get_config
 
 PUBLIC_URLCONF = "elf_project.urls_public"

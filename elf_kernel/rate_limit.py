@@ -23,6 +23,7 @@ from redis.retry import Retry
 from elf_config.schema import RateLimitsConfig
 from elf_domain.context_headers import AGENT, PROJECT, TENANT
 from elf_domain.rate_limits import TOKEN_BUCKET_LUA, bucket_keys, caller_identity, is_write, retry_after_seconds
+
 from .auth import matched_key
 from .errors import ElfError, error_response
 from .runtime import get_config

@@ -105,10 +105,16 @@ def _profile_and_trace_tools(profile_id: Param, trace_id: Param, item_id: Param)
 
 
 def _predicate_tools() -> list[ToolSpec]:
-    predicate_id = Param("predicate_id", UUID, "The predicate's id (predicate_id from elf_admin_graph_predicates_list).")
+    predicate_id = Param(
+        "predicate_id", UUID, "The predicate's id (predicate_id from elf_admin_graph_predicates_list)."
+    )
     return [
         ToolSpec(
-            "elf_admin_graph_predicates_list", "List graph predicates", bind=ADMIN, method="GET", path=PREDICATES,
+            "elf_admin_graph_predicates_list",
+            "List graph predicates",
+            bind=ADMIN,
+            method="GET",
+            path=PREDICATES,
             read_only=True,
             description="Admin: the graph fact predicates (relation names such as 'works for') this tenant and "
             "project see: scope tenant_project (its own), project (shared by the project), global, or all "
@@ -116,22 +122,35 @@ def _predicate_tools() -> list[ToolSpec]:
             "canonical, canonical_norm, cardinality single|multi, status pending|active|deprecated, ...}]}.",
         ),
         ToolSpec(
-            "elf_admin_graph_predicate_patch", "Change a graph predicate", bind=ADMIN, method="PATCH",
-            path=PREDICATES + "/{predicate_id}", path_params=(predicate_id,),
+            "elf_admin_graph_predicate_patch",
+            "Change a graph predicate",
+            bind=ADMIN,
+            method="PATCH",
+            path=PREDICATES + "/{predicate_id}",
+            path_params=(predicate_id,),
             description="Admin: set a predicate's status (pending->active, pending->deprecated, "
             "active->deprecated) and/or cardinality (single: a new fact closes the subject's previous one). "
             "FORBIDDEN for global predicates, PREDICATE_DEPRECATED once deprecated. Returns the predicate.",
         ),
         ToolSpec(
-            "elf_admin_graph_predicate_aliases_add", "Add a graph predicate alias", bind=ADMIN, method="POST",
-            path=PREDICATES + "/{predicate_id}/aliases", path_params=(predicate_id,),
+            "elf_admin_graph_predicate_aliases_add",
+            "Add a graph predicate alias",
+            bind=ADMIN,
+            method="POST",
+            path=PREDICATES + "/{predicate_id}/aliases",
+            path_params=(predicate_id,),
             description="Admin: make another phrase resolve to this predicate within its scope (idempotent). "
             "ALIAS_CONFLICT when the phrase already names another predicate there. Returns {predicate_id, "
             "aliases: [{alias_id, alias, alias_norm, scope_key, created_at, ...}]}.",
         ),
         ToolSpec(
-            "elf_admin_graph_predicate_aliases_list", "List graph predicate aliases", bind=ADMIN, method="GET",
-            path=PREDICATES + "/{predicate_id}/aliases", path_params=(predicate_id,), read_only=True,
+            "elf_admin_graph_predicate_aliases_list",
+            "List graph predicate aliases",
+            bind=ADMIN,
+            method="GET",
+            path=PREDICATES + "/{predicate_id}/aliases",
+            path_params=(predicate_id,),
+            read_only=True,
             description="Admin: every alias of one predicate, oldest first. Returns {predicate_id, aliases: [...]}.",
         ),
     ]

@@ -102,9 +102,12 @@ class ToolSpec:
             }
         if self.read_profile_in_body:
             if READ_PROFILE_ARG not in base["properties"]:
-                raise ValueError(f"{self._label()}: read_profile_in_body, but the operation takes no {READ_PROFILE_ARG}")
+                raise ValueError(
+                    f"{self._label()}: read_profile_in_body, but the operation takes no {READ_PROFILE_ARG}"
+                )
             properties[READ_PROFILE_ARG] = {
-                "type": "string", "enum": list(READ_PROFILES),
+                "type": "string",
+                "enum": list(READ_PROFILES),
                 "description": "Scopes this search reads. Omit to use the server's configured [mcp].read_profile.",
             }
         filled = {*context, *([READ_PROFILE_ARG] * self.read_profile_in_body)}

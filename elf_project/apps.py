@@ -7,8 +7,9 @@ class ElfProjectConfig(AppConfig):
 
     def ready(self) -> None:
         # Every process that loads Django (API, worker, manage.py, tests) can send tasks to the broker.
-        from .celery_app import configure
         from elf_kernel.runtime import get_config
+
+        from .celery_app import configure
 
         configure(get_config())
         # Extension points composed here, so the apps below never import the ones above them.

@@ -15,9 +15,11 @@ def beat_schedule() -> dict:
 
     from acb.tasks import BUNDLE_RETENTION_TASK
     from docs_ext.tasks import SWEEP_TASK as DOCS_SWEEP_TASK
-    from memory.tasks import LIFECYCLE_TASK, SWEEP_TASK as NOTES_SWEEP_TASK
+    from memory.tasks import LIFECYCLE_TASK
+    from memory.tasks import SWEEP_TASK as NOTES_SWEEP_TASK
     from search.tasks import LLM_CACHE_RETENTION_TASK
-    from traces.tasks import RETENTION_TASK as TRACE_RETENTION_TASK, SWEEP_TRACE_TASK
+    from traces.tasks import RETENTION_TASK as TRACE_RETENTION_TASK
+    from traces.tasks import SWEEP_TRACE_TASK
 
     hourly = {"expires": 3000.0}
     entries = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TextIO
 
 from django.db import connection, transaction
@@ -55,7 +55,7 @@ def export_tenant(*, cfg: ElfConfig, out: TextIO, tenant_id: str, project_id: st
         header = {"tenant_id": tenant_id, "project_id": project_id, "with_vectors": with_vectors,
                   "schema_version": _schema_version(), "embedding_version": cfg.embedding_version,
                   "vector_dim": cfg.storage.qdrant.vector_dim,
-                  "exported_at": datetime.now(timezone.utc).isoformat()}
+                  "exported_at": datetime.now(UTC).isoformat()}
         return rows.export_rows(SPECS, out, header=header, tenant=tenant_id, project=project_id,
                                 with_vectors=with_vectors)
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from elf_kernel.runtime import get_config
+
 from .secret_key import load_or_create_secret_key
 
 CFG = get_config()

@@ -11,8 +11,8 @@ from memory.api.ingestion_profile_views import (
     IngestionProfileVersionsView,
     IngestionProfileView,
 )
-from traces.api.views import RecentTracesView, TraceBundleView, TraceItemView, TrajectoryView, TraceView
 from search.api.views import RawSearchView
+from traces.api.views import RecentTracesView, TraceBundleView, TraceItemView, TraceView, TrajectoryView
 from v1_adapter.urls import admin_patterns as v1_admin_patterns
 
 from .api.admin_rebuild import QdrantRebuildView

@@ -4,7 +4,8 @@ Facts and entities (with their aliases) are written by the note ingest path, pre
 cardinality by the admin API; the only change made here is a predicate's status, through the same service as
 PATCH /v2/admin/graph/predicates/{id}, so the registry's rules hold (deprecated ones final, only the allowed
 moves). The operator here may also deprecate a global predicate, shipped ones included (graph.domain.predicate_seed:
-the start-up seed never undoes it); the API may not (global predicates are immutable there). The predicate pages are rendered from templates/admin/graph/graphpredicate/.
+the start-up seed never undoes it); the API may not (global predicates are immutable there). The predicate pages are
+rendered from templates/admin/graph/graphpredicate/.
 """
 
 from __future__ import annotations
@@ -87,8 +88,16 @@ class GraphPredicateAdmin(ReadOnlyAdmin):
     """The list (templates/admin/graph/graphpredicate/change_list.html) shows each predicate's aliases and fact
     counts; a predicate's page (change_form.html there) its aliases, fact counts and most recent facts."""
 
-    list_display = ("canonical", "alias_list", "scope_key", "cardinality", "status", "fact_total", "open_facts",
-                    "updated_at")
+    list_display = (
+        "canonical",
+        "alias_list",
+        "scope_key",
+        "cardinality",
+        "status",
+        "fact_total",
+        "open_facts",
+        "updated_at",
+    )
     list_filter = ("status", "cardinality", PredicateScopeFilter, "tenant_id", "project_id")
     search_fields = ("canonical", "canonical_norm", "aliases__alias", "aliases__alias_norm", "scope_key")
     ordering = ("scope_key", "canonical_norm")
@@ -98,9 +107,15 @@ class GraphPredicateAdmin(ReadOnlyAdmin):
 
     def get_queryset(self, request):
         open_facts = Q(facts__valid_to__isnull=True)
-        return (super().get_queryset(request).prefetch_related("aliases")
-                .annotate(fact_count=Count("facts", distinct=True),
-                          open_fact_count=Count("facts", filter=open_facts, distinct=True)))
+        return (
+            super()
+            .get_queryset(request)
+            .prefetch_related("aliases")
+            .annotate(
+                fact_count=Count("facts", distinct=True),
+                open_fact_count=Count("facts", filter=open_facts, distinct=True),
+            )
+        )
 
     @admin.display(description="aliases")
     def alias_list(self, obj):
@@ -155,17 +170,22 @@ def _predicate_context(predicate: GraphPredicate) -> dict:
     most recently recorded facts (one ingest records several at once: the latest valid_from first among
     them), each with a link to its fact page and its state now."""
     now = timezone.now()
-    facts = (GraphFact.objects.filter(predicate_ref_id=predicate.predicate_id)
-             .select_related("subject_entity", "object_entity")
-             .order_by("-created_at", "-valid_from", "fact_id")[:RECENT_FACTS])
+    facts = (
+        GraphFact.objects.filter(predicate_ref_id=predicate.predicate_id)
+        .select_related("subject_entity", "object_entity")
+        .order_by("-created_at", "-valid_from", "fact_id")[:RECENT_FACTS]
+    )
     return {
         "aliases": predicate_aliases(predicate.predicate_id),
         "fact_count": predicate.fact_count,
         "open_fact_count": predicate.open_fact_count,
         "recent_facts": [
-            {"fact": f, "url": reverse("admin:graph_graphfact_change", args=[f.fact_id]),
-             "object": f.object_value if f.object_value is not None else f.object_entity,
-             "state": fact_state(f.valid_from, f.valid_to, now).value}
+            {
+                "fact": f,
+                "url": reverse("admin:graph_graphfact_change", args=[f.fact_id]),
+                "object": f.object_value if f.object_value is not None else f.object_entity,
+                "state": fact_state(f.valid_from, f.valid_to, now).value,
+            }
             for f in facts
         ],
         "recent_limit": RECENT_FACTS,
@@ -191,12 +211,26 @@ class FactWindowFilter(admin.SimpleListFilter):
 
 @admin.register(GraphFact)
 class GraphFactAdmin(ReadOnlyAdmin):
-    list_display = ("subject_entity", "predicate", "fact_object", "valid_from", "valid_to", "state", "scope",
-                    "tenant_id", "project_id")
+    list_display = (
+        "subject_entity",
+        "predicate",
+        "fact_object",
+        "valid_from",
+        "valid_to",
+        "state",
+        "scope",
+        "tenant_id",
+        "project_id",
+    )
     list_filter = ("tenant_id", "project_id", "scope", FactWindowFilter)
     list_select_related = ("subject_entity", "object_entity")
-    search_fields = ("subject_entity__canonical", "predicate", "object_value", "object_entity__canonical",
-                     "fact_id__exact")
+    search_fields = (
+        "subject_entity__canonical",
+        "predicate",
+        "object_value",
+        "object_entity__canonical",
+        "fact_id__exact",
+    )
     ordering = ("-valid_from",)
     readonly_fields = ("fact_object", "state", "evidence_notes", "supersession_history")
 
@@ -213,14 +247,14 @@ class GraphFactAdmin(ReadOnlyAdmin):
         rows = GraphFactEvidence.objects.filter(fact_id=obj.fact_id).select_related("note").order_by("created_at")
         return html_table(
             ("linked at", "note", "status", "scope", "agent", "text"),
-            ((e.created_at, e.note_id, e.note.status, e.note.scope, e.note.agent_id, _clip(e.note.text))
-             for e in rows),
+            ((e.created_at, e.note_id, e.note.status, e.note.scope, e.note.agent_id, _clip(e.note.text)) for e in rows),
         )
 
     @admin.display(description="supersession history")
     def supersession_history(self, obj):
-        rows = (GraphFactSupersession.objects.filter(from_fact_id=obj.fact_id)
-                | GraphFactSupersession.objects.filter(to_fact_id=obj.fact_id))
+        rows = GraphFactSupersession.objects.filter(from_fact_id=obj.fact_id) | GraphFactSupersession.objects.filter(
+            to_fact_id=obj.fact_id
+        )
         rows = rows.select_related("from_fact", "to_fact").order_by("effective_at", "created_at")
         return html_table(
             ("effective at", "this fact", "other fact", "its object", "its window", "caused by note"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone as dt_timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -25,7 +25,7 @@ from .models import FieldKind, MemoryNote, MemoryNoteChunk, MemoryNoteField, Not
 from .selectors import not_expired, readable_notes
 
 _PROBE = RequestContext(tenant_id="\x00tenant", project_id="\x00project", agent_id="\x00agent", read_profile=None)
-_PROBE_NOW = datetime(1, 1, 1, 0, 0, 0, 424242, tzinfo=dt_timezone.utc)
+_PROBE_NOW = datetime(1, 1, 1, 0, 0, 0, 424242, tzinfo=UTC)
 _PROBE_CHUNKS = ["\x00chunks"]  # bound by identity: the recalled chunk ids, one array parameter
 _NOTE_FIELDS = MemoryNote._meta.concrete_fields  # the note's primary key first
 # What a search reads of a chunk (its position and text); its note comes with it, the rest stays deferred.
@@ -118,7 +118,7 @@ def _loader(model, attnames: tuple[str, ...], alias: str) -> Callable[[Any], Any
 
     def load(values):
         obj = model.__new__(model)
-        obj.__dict__.update(zip(attnames, values))
+        obj.__dict__.update(zip(attnames, values, strict=False))
         obj._state = ModelState()
         obj._state.adding, obj._state.db = False, alias
         return obj

@@ -89,7 +89,8 @@ def wait_http(url: str, timeout: float, proc: subprocess.Popen | None = None) ->
 class LiveProcess:
     def __init__(self, args: list[str], log_path: Path):
         self.log_path = log_path
-        self.log = open(log_path, "wb")
+        # the log outlives __init__: the process writes to it until stop() closes it
+        self.log = open(log_path, "wb")  # noqa: SIM115 - handed to the kept subprocess
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, cwd=REPO, start_new_session=True)
 
     def stop(self) -> None:
@@ -125,7 +126,9 @@ def live_api(test_stack, tmp_path_factory):
 @pytest.fixture(scope="session")
 def live_worker(test_stack, tmp_path_factory):
     """A real elf-worker (Celery worker + beat) on the test broker."""
-    proc = LiveProcess([entry_point("elf-worker"), "-c", str(TEST_CONFIG)], tmp_path_factory.mktemp("worker") / "worker.log")
+    proc = LiveProcess(
+        [entry_point("elf-worker"), "-c", str(TEST_CONFIG)], tmp_path_factory.mktemp("worker") / "worker.log"
+    )
     deadline = time.monotonic() + 60
     while "ready." not in proc.output():
         if proc.proc.poll() is not None or time.monotonic() > deadline:
@@ -145,9 +148,9 @@ import itertools  # noqa: E402
 import tomllib  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 
+from elf_config.toml_writer import dumps  # noqa: E402
 from elf_infra.qdrant_server.launcher import free_port  # noqa: E402
 from tests.fake_provider_server import FakeProviderServer, FakeResponse, RecordedRequest  # noqa: E402
-from elf_config.toml_writer import dumps  # noqa: E402
 
 _redis_dbs = itertools.count()
 EMBED_PATH, RERANK_PATH, CHAT_PATH = "/v1/embeddings", "/v1/rerank", "/v1/chat/completions"

@@ -37,6 +37,7 @@ from tests.conftest import (
 )
 from tests.notes_helpers import headers
 
+
 @dataclass
 class Tally:
     """What the module did and what it lost: printed at the end of tests/ops/test_faults.py."""
@@ -67,7 +68,9 @@ class FaultStack:
         self.fake = FakeProviderServer().start()
         self.fake.handle(EMBED_PATH, local_model_embeddings)
         for kind, path in (("embedding", EMBED_PATH), ("rerank", RERANK_PATH), ("llm_extractor", CHAT_PATH)):
-            data["providers"][kind].update(provider_id="fake-http", api_base=self.fake.url, api_key="test-key", path=path)
+            data["providers"][kind].update(
+                provider_id="fake-http", api_base=self.fake.url, api_key="test-key", path=path
+            )
         if mutate:
             mutate(data)
         workdir.mkdir(parents=True, exist_ok=True)
@@ -96,8 +99,9 @@ class FaultStack:
             except BaseException as exc:  # noqa: BLE001 - re-raised below, in the caller's thread
                 errors.append(exc)
 
-        threads = [threading.Thread(target=start, args=(fn,)) for fn in (self.services.start_api,
-                                                                         self.services.start_worker)]
+        threads = [
+            threading.Thread(target=start, args=(fn,)) for fn in (self.services.start_api, self.services.start_worker)
+        ]
         for t in threads:
             t.start()
         for t in threads:
@@ -114,9 +118,13 @@ class FaultStack:
                 proc.proc.wait(10)
             proc.log.close()
         self.fake.stop()
-        pids = [read_pidfile(self.qdrant.pidfile), read_pidfile(self.redis.pidfile),
-                read_pidfile(self.postgres.pgdata / "postmaster.pid")]
-        for pid, sig in zip(pids, (signal.SIGKILL, signal.SIGKILL, signal.SIGQUIT)):  # SIGQUIT: immediate shutdown
+        pids = [
+            read_pidfile(self.qdrant.pidfile),
+            read_pidfile(self.redis.pidfile),
+            read_pidfile(self.postgres.pgdata / "postmaster.pid"),
+        ]
+        # SIGQUIT: immediate shutdown
+        for pid, sig in zip(pids, (signal.SIGKILL, signal.SIGKILL, signal.SIGQUIT), strict=False):
             if pid:
                 os.kill(pid, sig)
         wait_until(lambda: not any(pid and pid_alive(pid) for pid in pids), 15)
@@ -137,13 +145,20 @@ class FaultStack:
 
     def wait_outboxes_done(self, timeout: float, tables=("indexing_outbox", "doc_indexing_outbox")) -> None:
         """Until no row of ``tables`` is left PENDING or FAILED."""
-        query = " UNION ALL ".join(f"SELECT '{t}', status, count(*) FROM {t} WHERE status <> 'DONE' GROUP BY status"
-                                   for t in tables)
+        query = " UNION ALL ".join(
+            f"SELECT '{t}', status, count(*) FROM {t} WHERE status <> 'DONE' GROUP BY status" for t in tables
+        )
         deadline = time.monotonic() + timeout
         while (left := self.rows(query)) and time.monotonic() < deadline:
             time.sleep(0.3)
-        errors = [self.rows(f"SELECT status, attempts, available_at, last_error FROM {t} WHERE status <> 'DONE' LIMIT 3")
-                  for t in tables] if left else []
+        errors = (
+            [
+                self.rows(f"SELECT status, attempts, available_at, last_error FROM {t} WHERE status <> 'DONE' LIMIT 3")
+                for t in tables
+            ]
+            if left
+            else []
+        )
         assert not left, f"outbox rows not DONE after {timeout}s: {left} {errors}"
 
 
@@ -162,8 +177,17 @@ class WriteLoad:
 
     Every response is recorded by status; a 503 must carry one of ``codes`` (anything else fails the test)."""
 
-    def __init__(self, s: ServiceSet, tenant: str, *, threads: int = 6, codes: set[str], search_every: int = 4,
-                 per_request: int = 2, timeout: float = 30):
+    def __init__(
+        self,
+        s: ServiceSet,
+        tenant: str,
+        *,
+        threads: int = 6,
+        codes: set[str],
+        search_every: int = 4,
+        per_request: int = 2,
+        timeout: float = 30,
+    ):
         self.s, self.tenant, self.codes, self.timeout = s, tenant, codes, timeout
         self.search_every, self.per_request = search_every, per_request
         self.stop_event = threading.Event()
@@ -211,23 +235,37 @@ class WriteLoad:
             self._write_until_acked(agent, keys)
 
     def _write_until_acked(self, agent: str, keys: list[str]) -> None:
-        body = {"scope": "agent_private", "notes": [
-            {"type": "fact", "key": key, "text": f"The fault drill wrote entry {key} for the ledger.",
-             "importance": 0.5, "confidence": 0.9} for key in keys]}
+        body = {
+            "scope": "agent_private",
+            "notes": [
+                {
+                    "type": "fact",
+                    "key": key,
+                    "text": f"The fault drill wrote entry {key} for the ledger.",
+                    "importance": 0.5,
+                    "confidence": 0.9,
+                }
+                for key in keys
+            ],
+        }
         attempts = 0
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             attempts += 1
             try:
-                r = requests.post(self.s.public + "/v2/notes/ingest", json=body,
-                                  headers=headers(agent, tenant=self.tenant), timeout=self.timeout)
+                r = requests.post(
+                    self.s.public + "/v2/notes/ingest",
+                    json=body,
+                    headers=headers(agent, tenant=self.tenant),
+                    timeout=self.timeout,
+                )
             except requests.RequestException as exc:
                 self._record("write", None, exc)
                 time.sleep(0.2)
                 continue
             if self._record("write", r):
                 with self.lock:
-                    for key, result in zip(keys, r.json()["results"]):
+                    for key, result in zip(keys, r.json()["results"], strict=False):
                         self.acked[key] = (result["note_id"], result["op"], attempts)
                 return
             time.sleep(0.2)
@@ -236,9 +274,12 @@ class WriteLoad:
 
     def _search(self, agent: str) -> None:
         try:
-            r = requests.post(self.s.public + "/v2/searches", json={"query": "fault drill ledger entry", "mode": "quick_find"},
-                              headers={**headers(agent, tenant=self.tenant), "X-ELF-Read-Profile": "private_only"},
-                              timeout=self.timeout)
+            r = requests.post(
+                self.s.public + "/v2/searches",
+                json={"query": "fault drill ledger entry", "mode": "quick_find"},
+                headers={**headers(agent, tenant=self.tenant), "X-ELF-Read-Profile": "private_only"},
+                timeout=self.timeout,
+            )
         except requests.RequestException as exc:
             self._record("search", None, exc)
             return
@@ -249,8 +290,12 @@ def lost_writes(stack: FaultStack, tenant: str, acked: dict[str, tuple[str, str,
     """Acknowledged keys that are not in the database exactly once as the acknowledged note, with more than
     one note or another note id (a duplicate) counted as lost too."""
     found: dict[str, list[str]] = {}
-    for key, note_id in stack.rows("SELECT key, note_id::text FROM memory_notes WHERE tenant_id = %s AND key IS NOT NULL",
-                                   (tenant,)):
+    for key, note_id in stack.rows(
+        "SELECT key, note_id::text FROM memory_notes WHERE tenant_id = %s AND key IS NOT NULL", (tenant,)
+    ):
         found.setdefault(key, []).append(note_id)
-    return [f"{key}: acknowledged {note_id} ({op}), stored {found.get(key, [])}"
-            for key, (note_id, op, _) in acked.items() if found.get(key) != [note_id]]
+    return [
+        f"{key}: acknowledged {note_id} ({op}), stored {found.get(key, [])}"
+        for key, (note_id, op, _) in acked.items()
+        if found.get(key) != [note_id]
+    ]

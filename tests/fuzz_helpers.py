@@ -88,7 +88,9 @@ class Seeded:
 
 
 def _ok(response: requests.Response) -> dict:
-    assert response.status_code in (200, 202), f"{response.request.method} {response.url}: {response.status_code} {response.text[:500]}"
+    assert response.status_code in (200, 202), (
+        f"{response.request.method} {response.url}: {response.status_code} {response.text[:500]}"
+    )
     return response.json()
 
 
@@ -106,8 +108,11 @@ def _ingest(s, scope: str, notes: list[dict]) -> list[str]:
 
 
 def _relation(subject: str, predicate: str, obj: str) -> dict:
-    return {"subject": {"canonical": subject, "kind": "person"}, "predicate": predicate,
-            "object": {"entity": {"canonical": obj}}}
+    return {
+        "subject": {"canonical": subject, "kind": "person"},
+        "predicate": predicate,
+        "object": {"entity": {"canonical": obj}},
+    }
 
 
 def seed(s) -> Seeded:
@@ -116,11 +121,18 @@ def seed(s) -> Seeded:
     a grant, an ingestion profile and the predicates the relations registered."""
     out = Seeded()
     p, a = s.public, s.admin
-    kept = _ingest(s, "agent_private", [
-        note("Preference: the user wants dark mode in every editor.", type="preference", key="editor_theme"),
-        note("Fact: the ledger closes on Fridays at noon.", key="ledger_close"),
-        note("Alice leads the data team since March.", structured={"relations": [_relation("Alice", "leads", "data team")]}),
-    ])
+    kept = _ingest(
+        s,
+        "agent_private",
+        [
+            note("Preference: the user wants dark mode in every editor.", type="preference", key="editor_theme"),
+            note("Fact: the ledger closes on Fridays at noon.", key="ledger_close"),
+            note(
+                "Alice leads the data team since March.",
+                structured={"relations": [_relation("Alice", "leads", "data team")]},
+            ),
+        ],
+    )
     shared = _ingest(s, "project_shared", [note("Fact: the staging cluster is rebuilt every night.")])
     doomed = _ingest(s, "agent_private", [note(text) for text in DOOMED_TEXTS])
     out.add("note_id", *kept, *shared)
@@ -142,41 +154,99 @@ def seed(s) -> Seeded:
     out.add("predicate_id", *[f["predicate_id"] for f in facts])
     out.add("predicate_id", *[x["predicate_id"] for x in _get(a, "/v2/admin/graph/predicates")["predicates"]])
 
-    _post(p, "/v2/core-memory/entries", {"scope": "profile", "kind": "preference", "key": "response.tone",
-                                          "value": "friendly", "source": "user_explicit"})
+    _post(
+        p,
+        "/v2/core-memory/entries",
+        {
+            "scope": "profile",
+            "kind": "preference",
+            "key": "response.tone",
+            "value": "friendly",
+            "source": "user_explicit",
+        },
+    )
     for run in (RUN_ID, ENDED_RUN_ID):
-        _post(p, "/v2/core-memory/entries", {"scope": "session", "run_id": run, "kind": "fact",
-                                              "key": "task.current_goal", "value": "Draft the quarterly report",
-                                              "ttl": "session_end", "source": "system"})
+        _post(
+            p,
+            "/v2/core-memory/entries",
+            {
+                "scope": "session",
+                "run_id": run,
+                "kind": "fact",
+                "key": "task.current_goal",
+                "value": "Draft the quarterly report",
+                "ttl": "session_end",
+                "source": "system",
+            },
+        )
     for i in range(4):
-        staged = _post(p, "/v2/core-memory/entries", {"scope": "profile", "kind": "preference", "key": f"guess.k{i}",
-                                                       "value": "dark mode", "source": "user_inferred", "run_id": RUN_ID})
+        staged = _post(
+            p,
+            "/v2/core-memory/entries",
+            {
+                "scope": "profile",
+                "kind": "preference",
+                "key": f"guess.k{i}",
+                "value": "dark mode",
+                "source": "user_inferred",
+                "run_id": RUN_ID,
+            },
+        )
         out.add("doomed_entry_id", staged["pending_entry_id"])
     _post(p, f"/v2/core-memory/runs/{ENDED_RUN_ID}/end", {})
     out.add("run_id", RUN_ID, ENDED_RUN_ID)
     out.add("doomed_run_id", "run-fuzz-doomed", ENDED_RUN_ID)
     out.add("key", "response.tone", "task.current_goal", "guess.k0")
-    _post(a, "/v2/admin/core-memory/entries", {"scope": "policy", "kind": "constraint", "key": "policy.no_secrets", "value": "true"})
+    _post(
+        a,
+        "/v2/admin/core-memory/entries",
+        {"scope": "policy", "kind": "constraint", "key": "policy.no_secrets", "value": "true"},
+    )
     out.add("policy_key", "policy.no_secrets")
 
     acb = {"tenant_id": TENANT, "project_id": PROJECT, "agent_id": AGENT, "session_id": SESSION_ID}
-    event = _post(p, "/api/v1/events", {**acb, "channel": "private", "actor": {"type": "human", "id": "user"},
-                                        "kind": "message", "content": {"text": "Please draft the quarterly report."}})
-    decision = _post(p, "/api/v1/decisions", {**acb, "decision": "Use Postgres for the ledger.",
-                                              "rationale": ["It is already deployed."]})
+    event = _post(
+        p,
+        "/api/v1/events",
+        {
+            **acb,
+            "channel": "private",
+            "actor": {"type": "human", "id": "user"},
+            "kind": "message",
+            "content": {"text": "Please draft the quarterly report."},
+        },
+    )
+    decision = _post(
+        p,
+        "/api/v1/decisions",
+        {**acb, "decision": "Use Postgres for the ledger.", "rationale": ["It is already deployed."]},
+    )
     task = _post(p, "/api/v1/tasks", {**acb, "title": "Draft the quarterly report"})
     # A tool output over the excerpt cap is kept whole as an artifact.
-    tool = _post(p, "/api/v1/events", {**acb, "channel": "private", "actor": {"type": "tool", "id": "fs"},
-                                       "kind": "tool_result", "content": {"tool": "cat", "output": DOC_TEXT * 80}})
+    tool = _post(
+        p,
+        "/api/v1/events",
+        {
+            **acb,
+            "channel": "private",
+            "actor": {"type": "tool", "id": "fs"},
+            "kind": "tool_result",
+            "content": {"tool": "cat", "output": DOC_TEXT * 80},
+        },
+    )
     _post(p, "/api/v1/acb/build", {**acb, "intent": "report", "query_text": "quarterly report"})
     assert tool["artifact_id"], tool
     out.add("artifact_id", tool["artifact_id"])
     out.add("acb_ref", event["event_id"], decision["decision_id"], task["task_id"])
 
     _post(p, "/v2/spaces/team_shared/grants", {"grantee_kind": "agent", "grantee_agent_id": "a2"})
-    profile = _post(a, "/v2/admin/events/ingestion-profiles", {"profile_id": "fuzz-profile", "profile": {"temperature": 0.1}})
+    profile = _post(
+        a, "/v2/admin/events/ingestion-profiles", {"profile_id": "fuzz-profile", "profile": {"temperature": 0.1}}
+    )
     out.add("profile_id", profile["profile_id"])
-    out.add("profile_id", *[x["profile_id"] for x in _get(a, "/v2/admin/events/ingestion-profiles").get("profiles", [])])
+    out.add(
+        "profile_id", *[x["profile_id"] for x in _get(a, "/v2/admin/events/ingestion-profiles").get("profiles", [])]
+    )
     _wait_traces(a, out)
     return out
 
@@ -218,7 +288,7 @@ def seeded_case(context, case):
         return st.integers(0, 9).flatmap(lambda n: st.none() if n == 0 else value)
 
     def apply(values):
-        for (container, name, _, _), value in zip(slots, values):
+        for (container, name, _, _), value in zip(slots, values, strict=False):
             if value is not None:
                 container[name] = value
         return case
@@ -233,7 +303,8 @@ def with_links(document: dict) -> dict:
             for status, response in op.get("responses", {}).items() if isinstance(op, dict) else ():
                 links = LINKS.get((op.get("operationId"), status), {})
                 response.setdefault("links", {}).update(
-                    {name: {"operationId": target, "parameters": params} for name, (target, params) in links.items()})
+                    {name: {"operationId": target, "parameters": params} for name, (target, params) in links.items()}
+                )
                 if not response["links"]:
                     del response["links"]
     return document

@@ -110,7 +110,7 @@ def enqueue(
 def outbox(s: ServiceSet, outbox_id: uuid.UUID, table: str = "indexing_outbox") -> dict[str, Any]:
     (row,) = rows(s, f"SELECT status, attempts, last_error, available_at, updated_at, op FROM {table} "
                      "WHERE outbox_id = %s", (outbox_id,))
-    return dict(zip(("status", "attempts", "last_error", "available_at", "updated_at", "op"), row))
+    return dict(zip(("status", "attempts", "last_error", "available_at", "updated_at", "op"), row, strict=False))
 
 
 def chunk_ids(s: ServiceSet, note_id: uuid.UUID) -> list[uuid.UUID]:

@@ -148,7 +148,9 @@ class Checks(Client):
                 what = "GET doc"
             else:
                 quote = {"exact": f"serial {d.serial}." if d else "serial"}
-                r = self.request("POST", "/v2/docs/excerpts", ident, json={"doc_id": doc_id, "level": "L0", "quote": quote})
+                r = self.request(
+                    "POST", "/v2/docs/excerpts", ident, json={"doc_id": doc_id, "level": "L0", "quote": quote}
+                )
                 what = "doc excerpt"
             if r.status_code == 200 and not allowed:
                 self.leak(ident, f"{what} {doc_id}: 200")
@@ -172,15 +174,18 @@ class Checks(Client):
         body = self.call("POST", "/v2/core-memory/resolve", ident, json=ask)
         want = self.world.resolved(tenant, project, run, listed=not keys)
         got = {i["key"]: (i["value"], i["provenance"]["scope"]) for i in body["items"] if i["found"]}
-        self.compare(ident, f"core resolve (run {run}, keys {keys})", got.items(),
-                     {k: v[:2] for k, v in want.items()}.items())
+        self.compare(
+            ident, f"core resolve (run {run}, keys {keys})", got.items(), {k: v[:2] for k, v in want.items()}.items()
+        )
         self.scan(ident, "core resolve", body, {v[2] for v in want.values()})
         if not keys and any(scope == "policy" for _, scope, _, _ in self.world.resolved(tenant, project, run).values()):
             self.facet("core", "resolve listing beside policy")
         self.read("core resolve")
         run = run or self.rng.choice(("r1", "r2"))
-        for path, doc in ((f"/v2/core-memory/runs/{run}/session.md", (tenant, project, "session", run)),
-                          ("/v2/core-memory/profile.md", (tenant, project, "profile", ""))):
+        for path, doc in (
+            (f"/v2/core-memory/runs/{run}/session.md", (tenant, project, "session", run)),
+            ("/v2/core-memory/profile.md", (tenant, project, "profile", "")),
+        ):
             text = self.call("GET", path, ident)
             want = {k: v[0] for k, v in self.world.core.get(doc, {}).items()}
             self.compare(ident, path, _markdown_entries(text).items(), want.items())
@@ -195,16 +200,27 @@ class Checks(Client):
 
     def check_bundle(self, ident: Ident, channel: str | None = None) -> None:
         tenant, project, agent = ident
-        session, channel = self.rng.choice(("r1", "r2")), channel or self.rng.choice(("private", "public", "team", "agent"))
-        body = {**self.own_ids(ident), "session_id": session, "channel": channel, "query_text": BUNDLE_QUERY,
-                "max_tokens": 65000}
+        session, channel = (
+            self.rng.choice(("r1", "r2")),
+            channel or self.rng.choice(("private", "public", "team", "agent")),
+        )
+        body = {
+            **self.own_ids(ident),
+            "session_id": session,
+            "channel": channel,
+            "query_text": BUNDLE_QUERY,
+            "max_tokens": 65000,
+        }
         bundle = self.call("POST", "/api/v1/acb/build", ident, json=body)
         who = (*ident, session, channel)
         found = self.scan(who, "bundle", bundle["sections"], self.world.bundle_serials(ident, session, channel))
         lost = self.world.bundle_must_quote(ident, channel, session) - found
         if lost:
-            self.miss(who, f"bundle leaves out the loadable events of serials {sorted(lost)}: "
-                           + "; ".join(self.world.origin(x) for x in sorted(lost)))
+            self.miss(
+                who,
+                f"bundle leaves out the loadable events of serials {sorted(lost)}: "
+                + "; ".join(self.world.origin(x) for x in sorted(lost)),
+            )
         self._bundle_refs(who, ident, channel, bundle)
         self.facet("bundle", channel)
         self.read("acb bundle")
@@ -222,19 +238,34 @@ class Checks(Client):
                     bad = {r for r in refs if r.startswith(("evt_", "chk_"))} - turns
                 elif item["type"] == "note":
                     ids = {r.removeprefix("note:") for r in refs}
-                    bad = {i for i in ids if i not in w.notes or not w.readable(w.notes[i], ident)
-                           or (restricted and w.notes[i].scope not in SHARED)}
+                    bad = {
+                        i
+                        for i in ids
+                        if i not in w.notes
+                        or not w.readable(w.notes[i], ident)
+                        or (restricted and w.notes[i].scope not in SHARED)
+                    }
                 elif item["type"] == "memory":
-                    bad = {r for r in refs if core.get(r.split(":", 2)[2], ("", ""))[1] != r.split(":", 2)[1]
-                           or (restricted and core[r.split(":", 2)[2]][3] == "preference")}
+                    bad = {
+                        r
+                        for r in refs
+                        if core.get(r.split(":", 2)[2], ("", ""))[1] != r.split(":", 2)[1]
+                        or (restricted and core[r.split(":", 2)[2]][3] == "preference")
+                    }
                 elif item["type"] == "decision":
                     d = w.decisions.get(item["decision_id"])
-                    bad = refs - own if d and d.status == "active" and w.decision_loads(
-                        item["decision_id"], ident, channel) else {item["decision_id"]}
+                    bad = (
+                        refs - own
+                        if d and d.status == "active" and w.decision_loads(item["decision_id"], ident, channel)
+                        else {item["decision_id"]}
+                    )
                 elif item["type"] == "task":
                     t = w.tasks.get(item["task_id"])
-                    bad = refs - own if t and (t.tenant, t.project) == (tenant, project) and t.status in (
-                        "open", "doing") else {item["task_id"]}
+                    bad = (
+                        refs - own
+                        if t and (t.tenant, t.project) == (tenant, project) and t.status in ("open", "doing")
+                        else {item["task_id"]}
+                    )
                 else:
                     bad = set()
                 if bad:
@@ -245,11 +276,20 @@ class Checks(Client):
         status, session = self.rng.choice(("active", "superseded", "all")), self.rng.choice((None, "r1", "r2"))
         channel = self.rng.choice((None, *CHANNELS))
         channel = None if BASE_CLIENT else channel  # the base commit's queries take no channel
-        params = {**self.query_ids(ident, channel), "status": status, "limit": 200,
-                  **({"session_id": session} if session else {})}
+        params = {
+            **self.query_ids(ident, channel),
+            "status": status,
+            "limit": 200,
+            **({"session_id": session} if session else {}),
+        }
         got = self.call("GET", "/api/v1/decisions/query", ident, params=params)["decisions"]
-        want = {i for i, d in self.world.decisions.items() if self.world.decision_loads(i, ident, channel or "private")
-                and status in ("all", d.status) and session in (None, d.session)}
+        want = {
+            i
+            for i, d in self.world.decisions.items()
+            if self.world.decision_loads(i, ident, channel or "private")
+            and status in ("all", d.status)
+            and session in (None, d.session)
+        }
         self.compare(ident, f"decisions ({status}, {session}, {channel})", {d["decision_id"] for d in got}, want)
         self.scan(ident, "decisions", got, {self.world.decisions[i].serial for i in want})
         self.facet("decisions channel", channel)

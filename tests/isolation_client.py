@@ -58,7 +58,9 @@ class Ledger:
     reads: Counter = field(default_factory=Counter)
     probes: Counter = field(default_factory=Counter)
     refusals: Counter = field(default_factory=Counter)
-    mcp: Counter = field(default_factory=Counter)  # MCP calls by kind  # identity probes refused as they must be, by surface
+    # MCP calls by kind
+    # identity probes refused as they must be, by surface
+    mcp: Counter = field(default_factory=Counter)
     leaks: list[str] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
     # ids seen by any example: kind (note, doc, entity, artifact) -> {id: tenant}
@@ -125,8 +127,11 @@ class Client:
     def own_ids(self, ident: Ident) -> dict[str, str]:
         """tenant_id, project_id and agent_id of a body: each left out (the key's) or restated (all of them
         with BASE_CLIENT)."""
-        return {k: v for k, v in zip(("tenant_id", "project_id", "agent_id"), ident)
-                if self.restate_rng.random() < 0.5 or BASE_CLIENT}
+        return {
+            k: v
+            for k, v in zip(("tenant_id", "project_id", "agent_id"), ident, strict=False)
+            if self.restate_rng.random() < 0.5 or BASE_CLIENT
+        }
 
     def query_ids(self, ident: Ident, channel: str | None) -> dict[str, str]:
         """The ids and channel of an /api/v1 query string (BASE_CLIENT: tenant_id only, no channel)."""
@@ -134,8 +139,18 @@ class Client:
             return {"tenant_id": ident[0]}
         return {**self.own_ids(ident), **({"channel": channel} if channel else {})}
 
-    def request(self, method: str, path: str, ident: Ident, *, admin: bool = False, profile: str | None = None,
-                context: dict | None = None, base: str | None = None, **kw) -> requests.Response:
+    def request(
+        self,
+        method: str,
+        path: str,
+        ident: Ident,
+        *,
+        admin: bool = False,
+        profile: str | None = None,
+        context: dict | None = None,
+        base: str | None = None,
+        **kw,
+    ) -> requests.Response:
         if admin:
             ident = self.admin_of(ident)
         base = base or (self.svc.admin if admin else self.svc.public)
@@ -217,6 +232,45 @@ class Client:
         ids.clear()
 
 
-WORDS = ("amber basil cedar delta ember fjord garnet harbor indigo juniper kelp lantern meadow nickel orchid "
-         "pepper quartz raven saffron tundra umber violet willow xenon yarrow zephyr anchor beacon canyon dune "
-         "falcon glacier hazel iris jasper lagoon mosaic nectar opal prairie").split()
+WORDS = [
+    "amber",
+    "basil",
+    "cedar",
+    "delta",
+    "ember",
+    "fjord",
+    "garnet",
+    "harbor",
+    "indigo",
+    "juniper",
+    "kelp",
+    "lantern",
+    "meadow",
+    "nickel",
+    "orchid",
+    "pepper",
+    "quartz",
+    "raven",
+    "saffron",
+    "tundra",
+    "umber",
+    "violet",
+    "willow",
+    "xenon",
+    "yarrow",
+    "zephyr",
+    "anchor",
+    "beacon",
+    "canyon",
+    "dune",
+    "falcon",
+    "glacier",
+    "hazel",
+    "iris",
+    "jasper",
+    "lagoon",
+    "mosaic",
+    "nectar",
+    "opal",
+    "prairie",
+]

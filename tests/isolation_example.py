@@ -38,7 +38,7 @@ class Example(Ops, Checks, IdentityProbes, McpSurface):
         (tenant, project, first), (_, _, second) = self.identities[:2]
         self.opening(tenant, project, (first, second))
         self.mcp_opening()
-        names, weights = zip(*OPS)
+        names, weights = zip(*OPS, strict=False)
         for step in range(ops):
             ident, op = self.rng.choice(self.identities), self.rng.choices(names, weights)[0]
             self.step = f"step {step} ({op} by {ident})"

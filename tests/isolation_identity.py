@@ -63,15 +63,18 @@ class IdentityProbes(Client):
 
     def _body_probe(self, ident: Ident, other: Ident, field: str, route: str, s: int):
         # the body states every id: the key's, but for the one that differs
-        ids = dict(zip(FIELDS, ident)) | {field: other[FIELDS.index(field)]}
+        ids = dict(zip(FIELDS, ident, strict=False)) | {field: other[FIELDS.index(field)]}
         path = f"$.{field}"
         base = {**ids, "session_id": "r1", "channel": "private"}
         text = f"Probe serial {s}: the harbor crew reports in."
         if route.startswith("POST /api/v1/events"):
             actor = ident[2]
             if route.endswith("actor"):  # the ids are the key's; actor.id names another agent
-                base, actor, path = {**dict(zip(FIELDS, ident)), "session_id": "r1", "channel": "private"}, \
-                    self.rng.choice([x for x in ("a1", "a2", "a3") if x != ident[2]]), "$.actor.id"
+                base, actor, path = (
+                    {**dict(zip(FIELDS, ident, strict=False)), "session_id": "r1", "channel": "private"},
+                    self.rng.choice([x for x in ("a1", "a2", "a3") if x != ident[2]]),
+                    "$.actor.id",
+                )
             body = {**base, "actor": {"type": "agent", "id": actor}, "kind": "message", "content": {"text": text}}
             return self.request("POST", "/api/v1/events", ident, json=body), path
         if route == "POST /api/v1/acb/build":
@@ -82,19 +85,29 @@ class IdentityProbes(Client):
         if route == "POST /api/v1/tasks":
             return self.request("POST", "/api/v1/tasks", ident, json={**base, "title": text, "status": "open"}), path
         note = {"type": "fact", "text": text, "importance": 0.5, "confidence": 0.9}
-        return self.request("POST", "/v1/memory/add_note", ident,
-                            json={**ids, "scope": "agent_private", "notes": [note]}), path
+        return self.request(
+            "POST", "/v1/memory/add_note", ident, json={**ids, "scope": "agent_private", "notes": [note]}
+        ), path
 
     def _header_probe(self, ident: Ident, other: Ident, field: str, route: str, s: int):
-        context = {HEADER_OF[f]: v for f, v in zip(FIELDS, ident)} | {HEADER_OF[field]: other[FIELDS.index(field)]}
+        context = {HEADER_OF[f]: v for f, v in zip(FIELDS, ident, strict=False)} | {
+            HEADER_OF[field]: other[FIELDS.index(field)]
+        }
         path, text = f"$.headers.{HEADER_OF[field]}", f"Probe serial {s}: the harbor crew reports in."
         method, url = route.split(" ")
         body = {
-            "/v2/notes/ingest": {"scope": "agent_private", "notes": [{"type": "fact", "text": text,
-                                                                      "importance": 0.5, "confidence": 0.9}]},
+            "/v2/notes/ingest": {
+                "scope": "agent_private",
+                "notes": [{"type": "fact", "text": text, "importance": 0.5, "confidence": 0.9}],
+            },
             "/v2/docs": {"scope": "agent_private", "title": f"Probe serial {s}", "content": text},
-            "/v2/core-memory/entries": {"scope": "profile", "kind": "fact", "key": "fact.harbor",
-                                        "value": f"serial {s} probe", "source": "user_explicit"},
+            "/v2/core-memory/entries": {
+                "scope": "profile",
+                "kind": "fact",
+                "key": "fact.harbor",
+                "value": f"serial {s} probe",
+                "source": "user_explicit",
+            },
             "/v2/core-memory/resolve": {},
             "/v2/searches": {"query": "ledger", "mode": "quick_find", "top_k": 5},
         }.get(url)
@@ -104,14 +117,17 @@ class IdentityProbes(Client):
     def _query_probe(self, ident: Ident, other: Ident, field: str, route: str):
         path = f"$.query.{field}"
         if route == "GET /v1/memory/list":  # v1 names every id
-            params = dict(zip(FIELDS, ident)) | {field: other[FIELDS.index(field)]}
+            params = dict(zip(FIELDS, ident, strict=False)) | {field: other[FIELDS.index(field)]}
             return self.request("GET", "/v1/memory/list", ident, params=params), path
         params = {field: other[FIELDS.index(field)]}
         if route == "GET /api/v1/decisions/query":
             return self.request("GET", "/api/v1/decisions/query", ident, params=params), path
         # an artifact of the named identity's project when there is one: the refusal comes before any lookup
-        theirs = sorted(i for i, a in self.world.artifacts.items()
-                        if (self.world.events[a[2]].tenant, self.world.events[a[2]].project) == other[:2])
+        theirs = sorted(
+            i
+            for i, a in self.world.artifacts.items()
+            if (self.world.events[a[2]].tenant, self.world.events[a[2]].project) == other[:2]
+        )
         artifact_id = self.rng.choice(theirs) if theirs else "art_00000000000000000000000000"
         return self.request("GET", f"/api/v1/artifacts/{artifact_id}", ident, params=params), path
 

@@ -14,8 +14,8 @@ import tomllib
 import uuid
 
 from tests.conftest import dumps, free_port, mcp_call, start_elf_mcp
-from tests.isolation_client import BASE_CLIENT, Client
 from tests.fake_provider_server import FakeResponse, RecordedRequest
+from tests.isolation_client import BASE_CLIENT, Client
 from tests.isolation_model import CHANNELS, PROFILES, Event, Ident, Owned
 
 FIELDS = ("tenant_id", "project_id", "agent_id")

@@ -170,7 +170,9 @@ class World:
         return [i for i, n in items.items() if n.owner == ident[2] and n.status == "active" and self.in_home(n, ident)]
 
     def space_items(self, tenant, home, scope, owner) -> list[str]:
-        return [i for i, n in self.notes.items() if (n.tenant, n.home, n.scope, n.owner) == (tenant, home, scope, owner)]
+        return [
+            i for i, n in self.notes.items() if (n.tenant, n.home, n.scope, n.owner) == (tenant, home, scope, owner)
+        ]
 
     # --- graph ---
 
@@ -181,8 +183,11 @@ class World:
         return n.status == "active" and self.readable(n, ident) and (scopes is None or n.scope in scopes)
 
     def visible_facts(self, ident: Ident, scopes=None, current: bool = False) -> dict[int, Fact]:
-        return {s: f for s, f in self.facts.items() if self.live_evidence(f, ident, scopes)
-                and not (current and f.superseded)}
+        return {
+            s: f
+            for s, f in self.facts.items()
+            if self.live_evidence(f, ident, scopes) and not (current and f.superseded)
+        }
 
     def rederive(self, note_id: str) -> int:
         """An update of ``note_id`` restates its relations: the facts it was evidence of lose it."""
@@ -211,8 +216,9 @@ class World:
 
     # --- core memory ---
 
-    def resolved(self, tenant: str, project: str, run: str | None,
-                 listed: bool = False) -> dict[str, tuple[str, str, int, str]]:
+    def resolved(
+        self, tenant: str, project: str, run: str | None, listed: bool = False
+    ) -> dict[str, tuple[str, str, int, str]]:
         """key -> (value, scope, serial, kind): Policy > Profile > Session (each document has one line a key).
         ``listed``: what resolve without keys lists (only keys the caller's PROFILE.md or SESSION.md has)."""
         out: dict[str, tuple[str, str, int, str]] = {}
@@ -227,11 +233,18 @@ class World:
     def origin(self, serial: int) -> str:
         """What wrote a serial (for a failure message)."""
         out = [f"note {i} {n}" for i, n in self.notes.items() if n.serial == serial]
-        out += [f"fact {f} of note {self.notes.get(f.note_id) if f.note_id else '(evidence removed)'}"
-                for s, f in self.facts.items() if s == serial]
+        out += [
+            f"fact {f} of note {self.notes.get(f.note_id) if f.note_id else '(evidence removed)'}"
+            for s, f in self.facts.items()
+            if s == serial
+        ]
         out += [f"doc {i} {d}" for i, d in self.docs.items() if d.serial == serial]
-        out += [f"core {doc} {key}: {v}" for doc, entries in self.core.items() for key, v in entries.items()
-                if v[1] == serial]
+        out += [
+            f"core {doc} {key}: {v}"
+            for doc, entries in self.core.items()
+            for key, v in entries.items()
+            if v[1] == serial
+        ]
         out += [f"event {e}" for e in self.events.values() if e.serial == serial]
         out += [f"task {i} {t}" for i, t in self.tasks.items() if serial in t.serials]
         return "; ".join(out) or "nothing the model holds (a refused or secret write, or a replaced value)"
@@ -239,8 +252,11 @@ class World:
     # --- event log and bundles ---
 
     def event_loads(self, e: Event, ident: Ident, channel: str) -> bool:
-        return ((e.tenant, e.project) == ident[:2] and e.channel in VISIBLE_CHANNELS[channel]
-                and e.sensitivity in ALLOWED_SENSITIVITIES[channel])
+        return (
+            (e.tenant, e.project) == ident[:2]
+            and e.channel in VISIBLE_CHANNELS[channel]
+            and e.sensitivity in ALLOWED_SENSITIVITIES[channel]
+        )
 
     def decision_loads(self, decision_id: str, ident: Ident, channel: str) -> bool:
         d = self.decisions.get(decision_id)
@@ -255,14 +271,24 @@ class World:
         tenant, project, _ = ident
         restricted = channel in ("public", "agent")
         scopes = SHARED if restricted else None
-        out = {n.serial for n in self.notes.values()
-               if n.status == "active" and self.readable(n, ident) and (scopes is None or n.scope in scopes)}
+        out = {
+            n.serial
+            for n in self.notes.values()
+            if n.status == "active" and self.readable(n, ident) and (scopes is None or n.scope in scopes)
+        }
         out |= set(self.visible_facts(ident, scopes))
-        out |= {serial for value, scope, serial, kind in self.resolved(tenant, project, session).values()
-                if not (restricted and kind == "preference")}
+        out |= {
+            serial
+            for value, scope, serial, kind in self.resolved(tenant, project, session).values()
+            if not (restricted and kind == "preference")
+        }
         out |= {e.serial for e in self.events.values() if self.event_loads(e, ident, channel)}
-        out |= {s for t in self.tasks.values() if (t.tenant, t.project) == (tenant, project)
-                and t.status in ("open", "doing") for s in t.serials}
+        out |= {
+            s
+            for t in self.tasks.values()
+            if (t.tenant, t.project) == (tenant, project) and t.status in ("open", "doing")
+            for s in t.serials
+        }
         return out
 
     def bundle_must_quote(self, ident: Ident, channel: str, session: str) -> set[int]:
@@ -270,21 +296,31 @@ class World:
         example is far below every section's cap); a tool output that went to an artifact is left out, and so
         is a sensitivity-high event (sealed at rest, its text matches no full-text query: docs/deviations.md;
         only its session's recent window, of capped length, may quote it)."""
-        return {e.serial for e in self.events.values() if self.event_loads(e, ident, channel) and not e.big
-                and e.sensitivity != "high"}
+        return {
+            e.serial
+            for e in self.events.values()
+            if self.event_loads(e, ident, channel) and not e.big and e.sensitivity != "high"
+        }
 
     def event_ids_ok(self, ident: Ident, channel: str, session: str | None) -> set[str]:
         """Event and chunk ids a bundle's quoted turns may cite (``session``: the recent window's)."""
-        return {i for e in self.events.values() if self.event_loads(e, ident, channel)
-                and (session is None or e.session == session) for i in e.ids}
+        return {
+            i
+            for e in self.events.values()
+            if self.event_loads(e, ident, channel) and (session is None or e.session == session)
+            for i in e.ids
+        }
 
     def project_ids(self, tenant: str, project: str) -> set[str]:
         """Every event, chunk, decision, task and artifact id of a project (what its refs may name)."""
         out = {i for e in self.events.values() if (e.tenant, e.project) == (tenant, project) for i in e.ids}
         out |= {i for i, d in self.decisions.items() if (d.tenant, d.project) == (tenant, project)}
         out |= {i for i, t in self.tasks.items() if (t.tenant, t.project) == (tenant, project)}
-        return out | {i for i, a in self.artifacts.items() if (self.events[a[2]].tenant, self.events[a[2]].project)
-                      == (tenant, project)}
+        return out | {
+            i
+            for i, a in self.artifacts.items()
+            if (self.events[a[2]].tenant, self.events[a[2]].project) == (tenant, project)
+        }
 
     def foreign_ids(self, tenant: str, project: str) -> set[str]:
         """The example's event-log ids outside (tenant, project): another project's or the other tenant's."""

@@ -306,12 +306,19 @@ class Ops(Client):
     def op_core_delete(self, ident: Ident) -> list[str]:
         tenant, project, _ = ident
         run = self.rng.choice(("r1", "r2"))
-        scope = "profile" if (tenant, project, run) in self.world.ended_runs else self.rng.choice(["profile", "session"])
+        scope = (
+            "profile" if (tenant, project, run) in self.world.ended_runs else self.rng.choice(["profile", "session"])
+        )
         doc = (tenant, project, scope, run if scope == "session" else "")
         key = self.rng.choice(CORE_KEYS)
         present = key in self.world.core.get(doc, {})
-        self.call("DELETE", f"/v2/core-memory/entries/{scope}/{key}", ident, params={"run_id": run},
-                  expect=200 if present else 404)
+        self.call(
+            "DELETE",
+            f"/v2/core-memory/entries/{scope}/{key}",
+            ident,
+            params={"run_id": run},
+            expect=200 if present else 404,
+        )
         self.world.core.get(doc, {}).pop(key, None)
         self.facet("core delete", present)
         return []
@@ -341,21 +348,47 @@ class Ops(Client):
         pool = sorted(self.world.project_ids(*ident[:2]))
         return self.rng.sample(pool, min(len(pool), self.rng.choice((0, 0, 1, 2))))
 
-    def _record(self, ident: Ident, kind: str, content: dict, *, session: str, channel: str, sensitivity: str,
-                serial: int, big: bool = False, path: str = "/api/v1/events") -> dict:
+    def _record(
+        self,
+        ident: Ident,
+        kind: str,
+        content: dict,
+        *,
+        session: str,
+        channel: str,
+        sensitivity: str,
+        serial: int,
+        big: bool = False,
+        path: str = "/api/v1/events",
+    ) -> dict:
         body = {**self._acb_body(ident, session), "channel": channel, "refs": self._own_refs(ident)}
         if path == "/api/v1/events":
-            body.update(actor={"type": "tool" if kind == "tool_result" else "agent",
-                               "id": "fs" if kind == "tool_result" else ident[2]},
-                        kind=kind, sensitivity=sensitivity, content=content)
+            body.update(
+                actor={
+                    "type": "tool" if kind == "tool_result" else "agent",
+                    "id": "fs" if kind == "tool_result" else ident[2],
+                },
+                kind=kind,
+                sensitivity=sensitivity,
+                content=content,
+            )
         else:  # the flat bodies of /api/v1/decisions and /api/v1/tasks
             body.update(content, **({"sensitivity": sensitivity} if kind == "decision" else {}))
         out = self.call("POST", path, ident, json=body)
         if sensitivity == "secret":
             assert out["withheld"] and out["chunk_ids"] == [] and out["decision_id"] is None, out
         else:
-            self.world.events[out["event_id"]] = Event(ident[0], ident[1], session, channel, sensitivity, kind, serial,
-                                                       {out["event_id"], *out["chunk_ids"]}, big)
+            self.world.events[out["event_id"]] = Event(
+                ident[0],
+                ident[1],
+                session,
+                channel,
+                sensitivity,
+                kind,
+                serial,
+                {out["event_id"], *out["chunk_ids"]},
+                big,
+            )
         self.facet("event", kind, channel, sensitivity)
         return out
 
@@ -385,11 +418,20 @@ class Ops(Client):
             d = self.world.decisions[content["supersedes"]]
             ident = (d.tenant, d.project, ident[2])
         flat = sensitivity != "secret" and self.rng.random() < 0.3
-        out = self._record(ident, "decision", content, session=session, channel=channel, sensitivity=sensitivity,
-                           serial=s, path="/api/v1/decisions" if flat else "/api/v1/events")
+        out = self._record(
+            ident,
+            "decision",
+            content,
+            session=session,
+            channel=channel,
+            sensitivity=sensitivity,
+            serial=s,
+            path="/api/v1/decisions" if flat else "/api/v1/events",
+        )
         if sensitivity != "secret":
-            self.world.decisions[out["decision_id"]] = Decision(ident[0], ident[1], session, channel, sensitivity, s,
-                                                                out["event_id"])
+            self.world.decisions[out["decision_id"]] = Decision(
+                ident[0], ident[1], session, channel, sensitivity, s, out["event_id"]
+            )
             if content.get("supersedes"):
                 self.world.decisions[content["supersedes"]].status = "superseded"
                 self.facet("decision superseded")
@@ -405,8 +447,16 @@ class Ops(Client):
             content["title"] = f"Check the {self.words(2)} manifest serial {s}"
         flat = self.rng.random() < 0.3
         sensitivity = "none" if flat else sensitivity  # the flat body has no sensitivity
-        out = self._record(ident, "task_update", content, session=session, channel=channel, sensitivity=sensitivity,
-                           serial=s, path="/api/v1/tasks" if flat else "/api/v1/events")
+        out = self._record(
+            ident,
+            "task_update",
+            content,
+            session=session,
+            channel=channel,
+            sensitivity=sensitivity,
+            serial=s,
+            path="/api/v1/tasks" if flat else "/api/v1/events",
+        )
         if sensitivity != "secret":
             task = self.world.tasks.setdefault(out["task_id"], Task(ident[0], ident[1], status, s))
             assert (task.tenant, task.project) == (ident[0], ident[1]), (out, task)
@@ -419,8 +469,16 @@ class Ops(Client):
         s = self.serial()
         lines = [f"log serial {s}"] + [f"row {i} of the nightly export" for i in range(BIG_OUTPUT_LINES)]
         session, channel = self.rng.choice(("r1", "r2")), self.rng.choice(("private", "team"))
-        out = self._record(ident, "tool_result", {"tool": "fs", "output": "\n".join(lines) + "\n", "path": "export.txt"},
-                           session=session, channel=channel, sensitivity="none", serial=s, big=True)
+        out = self._record(
+            ident,
+            "tool_result",
+            {"tool": "fs", "output": "\n".join(lines) + "\n", "path": "export.txt"},
+            session=session,
+            channel=channel,
+            sensitivity="none",
+            serial=s,
+            big=True,
+        )
         assert out["artifact_id"], out
         self.world.artifacts[out["artifact_id"]] = (ident[0], s, out["event_id"])
         self.ledger.remember("artifact", out["artifact_id"], ident[0])
@@ -451,8 +509,13 @@ class Ops(Client):
         elif kind == "task":
             self._probe_task(ident, target, base, s)
         else:
-            body = {**base, "actor": {"type": "agent", "id": ident[2]}, "kind": "message",
-                    "content": {"text": f"Probe serial {s}"}, "refs": [target]}
+            body = {
+                **base,
+                "actor": {"type": "agent", "id": ident[2]},
+                "kind": "message",
+                "content": {"text": f"Probe serial {s}"},
+                "refs": [target],
+            }
             self._refused(ident, "POST", "/api/v1/events", body, 400, f"refs {target} of another project")
         with self.ledger.lock:
             self.ledger.probes[kind] += 1
@@ -472,7 +535,6 @@ class Ops(Client):
         for extra in ({}, {"title": f"Hijack serial {s}"}):
             r = self.request("POST", "/api/v1/tasks", ident, json={**body, **extra})
             if r.status_code == 200:
-                self.leak(ident, f"a task update in {ident[:2]} naming task {task_id} of another project: "
-                                 f"{r.json()}")
+                self.leak(ident, f"a task update in {ident[:2]} naming task {task_id} of another project: {r.json()}")
             else:
                 assert r.status_code in (400, 404), f"{self.where()}: {r.status_code} {r.text}"

@@ -38,7 +38,10 @@ def wait_indexed(s, note_id: str, timeout: float = 30) -> None:
         if pooled and not pending:
             return
         time.sleep(0.2)
-    raise AssertionError(f"note {note_id} not indexed within {timeout}s: {rows(s, 'SELECT status, last_error FROM indexing_outbox WHERE note_id = %s', (note_id,))}")
+    raise AssertionError(
+        f"note {note_id} not indexed within {timeout}s: "
+        f"{rows(s, 'SELECT status, last_error FROM indexing_outbox WHERE note_id = %s', (note_id,))}"
+    )
 
 
 def llm_calls(s) -> int:

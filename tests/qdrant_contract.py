@@ -125,7 +125,7 @@ def _differences(sent: Any, kept: Any, path: str = "$") -> list[str]:
             out += _differences(sent[k], kept[k], f"{path}.{k}")
         return out
     if isinstance(sent, list) and isinstance(kept, list) and len(sent) == len(kept):
-        return [d for i, (a, b) in enumerate(zip(sent, kept)) for d in _differences(a, b, f"{path}[{i}]")]
+        return [d for i, (a, b) in enumerate(zip(sent, kept, strict=False)) for d in _differences(a, b, f"{path}[{i}]")]
     if _same(sent, kept):
         return []
     return [f"{path}: sent {sent!r}, the model reads {kept!r}"]

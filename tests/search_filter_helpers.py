@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 from search.domain.search_filter import FilterError, evaluate, parse_filter
 
-UTC = timezone.utc
+UTC = UTC
 NOTE = {
     "type": "preference",
     "key": "editor_theme",

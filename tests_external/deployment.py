@@ -21,6 +21,7 @@ scripts/test_external.sh can end exactly these processes if pytest could not (it
 from __future__ import annotations
 
 import base64
+import contextlib
 import importlib.util
 import os
 import pwd
@@ -124,10 +125,9 @@ class Proc:
                 pass
             except subprocess.TimeoutExpired:
                 pass
-        try:  # children of the group that outlived their leader (gunicorn or Celery workers)
+        # children of the group that outlived their leader (gunicorn or Celery workers)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         if self.proc.poll() is None:
             self.proc.wait(10)
         self.pidfile.unlink(missing_ok=True)
@@ -238,7 +238,9 @@ class ExternalPostgres:
     def provision_database(self, name: str) -> None:
         """A database the owner role owns, closed to PUBLIC, with the vector extension: made by the admin."""
         with self.connect(self.dsn(ADMIN_ROLE, self.admin_password, "postgres"), autocommit=True) as conn:
-            conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(name), sql.Identifier(OWNER_ROLE)))
+            conn.execute(
+                sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(name), sql.Identifier(OWNER_ROLE))
+            )
             conn.execute(sql.SQL("REVOKE ALL ON DATABASE {} FROM PUBLIC").format(sql.Identifier(name)))
         with self.connect(self.dsn(ADMIN_ROLE, self.admin_password, name), autocommit=True) as conn:
             conn.execute("CREATE EXTENSION vector")
@@ -266,10 +268,31 @@ class ExternalRedis:
         exe = shutil.which("redis-server") or "/usr/bin/redis-server"
         assert Path(exe).exists(), "redis-server not found: make install (Debian's redis-server)"
         self.dir.mkdir(parents=True)
-        self.proc = Proc("redis", [exe, "--bind", HOST, "--port", str(self.port), "--requirepass", self.password,
-                                   "--save", "", "--appendonly", "no", "--dir", str(self.dir), "--daemonize", "no",
-                                   "--protected-mode", "yes"],
-                         workdir=workdir, cwd=self.dir, log=self.dir / "redis.log")
+        self.proc = Proc(
+            "redis",
+            [
+                exe,
+                "--bind",
+                HOST,
+                "--port",
+                str(self.port),
+                "--requirepass",
+                self.password,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.dir),
+                "--daemonize",
+                "no",
+                "--protected-mode",
+                "yes",
+            ],
+            workdir=workdir,
+            cwd=self.dir,
+            log=self.dir / "redis.log",
+        )
         wait_for(lambda: port_open(self.port) or not self.proc.alive(), 20, "redis port")
         assert self.proc.alive(), self.proc.output()
 
@@ -298,9 +321,23 @@ class ExternalQdrant:
 
     def start(self, workdir: Path) -> None:
         self.dir.mkdir(parents=True)
-        self.proc = Proc("qdrant", [str(BIN / "python"), "-m", "elf_infra.qdrant_server", "--host", HOST,
-                                    "--port", str(self.port), "--data-dir", str(self.dir / "data")],
-                         workdir=workdir, cwd=self.dir, log=self.dir / "qdrant.log")
+        self.proc = Proc(
+            "qdrant",
+            [
+                str(BIN / "python"),
+                "-m",
+                "elf_infra.qdrant_server",
+                "--host",
+                HOST,
+                "--port",
+                str(self.port),
+                "--data-dir",
+                str(self.dir / "data"),
+            ],
+            workdir=workdir,
+            cwd=self.dir,
+            log=self.dir / "qdrant.log",
+        )
         wait_for(lambda: self._answers() or not self.proc.alive(), 30, "qdrant")
         assert self.proc.alive(), self.proc.output()
 
@@ -315,8 +352,9 @@ class ExternalQdrant:
 def copy_checkout(dest: Path) -> None:
     """The checkout's files (tracked ones, and new ones git does not ignore) as they are on disk, into ``dest``: a
     second host's checkout of the same code, with nothing shared with this one (no .git, no .venv, no var)."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
-                            capture_output=True)
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO, capture_output=True
+    )
     if listed.returncode == 0:
         for name in filter(None, listed.stdout.decode().split("\0")):
             src = REPO / name
@@ -324,8 +362,13 @@ def copy_checkout(dest: Path) -> None:
                 (dest / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(src, dest / name)
     else:  # not a git checkout (an unpacked release): the tree without what a host makes for itself
-        shutil.copytree(REPO, dest, ignore=shutil.ignore_patterns(
-            ".git", ".venv", "var", "__pycache__", ".pytest_cache", "*.egg-info", "elf.toml"))
+        shutil.copytree(
+            REPO,
+            dest,
+            ignore=shutil.ignore_patterns(
+                ".git", ".venv", "var", "__pycache__", ".pytest_cache", "*.egg-info", "elf.toml"
+            ),
+        )
 
 
 @dataclass
@@ -353,18 +396,36 @@ class ElfHost:
 
     def stack(self, *args: str, config: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
         """``elf-stack backup|restore ...`` (the Postgres clients of the wheel; never up or down here)."""
-        return subprocess.run([self.python(), "-m", "elf_project.entrypoints.stack", *args, "-c",
-                               str(config or self.config)], cwd=self.checkout, env=self.env, capture_output=True,
-                              text=True, timeout=timeout)
+        return subprocess.run(
+            [self.python(), "-m", "elf_project.entrypoints.stack", *args, "-c", str(config or self.config)],
+            cwd=self.checkout,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
     def manage(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
         """``python manage.py -c <this host's config> ...`` from this host's checkout."""
-        return subprocess.run([self.python(), "manage.py", *args, "-c", str(self.config)], cwd=self.checkout,
-                              env=self.env, capture_output=True, text=True, timeout=timeout)
+        return subprocess.run(
+            [self.python(), "manage.py", *args, "-c", str(self.config)],
+            cwd=self.checkout,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
 
-def write_host_config(host: ElfHost, *, pg: ExternalPostgres, redis: ExternalRedis, qdrant: ExternalQdrant,
-                      binds: tuple[int, int, int], keys: dict[str, str]) -> None:
+def write_host_config(
+    host: ElfHost,
+    *,
+    pg: ExternalPostgres,
+    redis: ExternalRedis,
+    qdrant: ExternalQdrant,
+    binds: tuple[int, int, int],
+    keys: dict[str, str],
+) -> None:
     """The host's elf.toml: its checkout's elf.toml.example with the external services' addresses and this host's
     own paths; the keys every host must hold the same of, copied into the host's own files."""
     data = tomllib.loads((host.checkout / "elf.toml.example").read_text())
@@ -378,8 +439,10 @@ def write_host_config(host: ElfHost, *, pg: ExternalPostgres, redis: ExternalRed
     data["worker"]["broker_url"] = redis.url
     data["security"]["encryption_key_file"] = "secrets/event_log_key"
     host.config.write_text(dumps(data))
-    for path, text in ((host.root / "state" / "django_secret_key", keys["django_secret_key"]),
-                       (host.root / "secrets" / "event_log_key", keys["event_log_key"])):
+    for path, text in (
+        (host.root / "state" / "django_secret_key", keys["django_secret_key"]),
+        (host.root / "secrets" / "event_log_key", keys["event_log_key"]),
+    ):
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="ascii") as f:
@@ -424,8 +487,10 @@ class Deployment:
         self.qdrant.start(self.workdir)
         self.timings["services_s"] = time.monotonic() - t0
 
-        keys = {"django_secret_key": secrets.token_urlsafe(50),
-                "event_log_key": base64.urlsafe_b64encode(secrets.token_bytes(32)).decode("ascii") + "\n"}
+        keys = {
+            "django_secret_key": secrets.token_urlsafe(50),
+            "event_log_key": base64.urlsafe_b64encode(secrets.token_bytes(32)).decode("ascii") + "\n",
+        }
         self.api = self._host("api-host", REPO)
         worker_root = self.workdir / "worker-host"
         checkout = worker_root / "checkout"
@@ -433,8 +498,9 @@ class Deployment:
         copy_checkout(checkout)
         # The worker host imports ELF from its own checkout (PYTHONPATH; the venv's editable install points at this
         # one) and keeps its derived model in its own cache.
-        self.worker = self._host("worker-host", checkout, PYTHONPATH=str(checkout),
-                                 ELF_MODEL_CACHE=str(worker_root / "model-cache"))
+        self.worker = self._host(
+            "worker-host", checkout, PYTHONPATH=str(checkout), ELF_MODEL_CACHE=str(worker_root / "model-cache")
+        )
         for host in (self.api, self.worker):
             write_host_config(host, pg=self.pg, redis=self.redis, qdrant=self.qdrant, binds=self.binds, keys=keys)
         self.worker.extra["imports_from"] = self._worker_import_root()
@@ -446,14 +512,26 @@ class Deployment:
         self.timings["elf_start_s"] = time.monotonic() - t1
 
     def _worker_import_root(self) -> str:
-        r = subprocess.run([self.worker.python(), "-c", "import elf_project; print(elf_project.__file__)"],
-                           cwd=self.worker.checkout, env=self.worker.env, capture_output=True, text=True, check=True)
+        r = subprocess.run(
+            [self.worker.python(), "-c", "import elf_project; print(elf_project.__file__)"],
+            cwd=self.worker.checkout,
+            env=self.worker.env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         return r.stdout.strip()
 
     def _start_api(self) -> None:
         host = self.api
-        host.proc = Proc("elf-api", [str(BIN / "elf-api"), "-c", str(host.config)], workdir=self.workdir,
-                         cwd=host.checkout, log=host.log, env=host.env)
+        host.proc = Proc(
+            "elf-api",
+            [str(BIN / "elf-api"), "-c", str(host.config)],
+            workdir=self.workdir,
+            cwd=host.checkout,
+            log=host.log,
+            env=host.env,
+        )
 
         def healthy() -> bool:
             assert host.proc.alive(), f"elf-api exited:\n{tail(host.log)}"
@@ -466,8 +544,14 @@ class Deployment:
 
     def _start_worker(self) -> None:
         host = self.worker
-        host.proc = Proc("elf-worker", [host.python(), "-m", "elf_project.entrypoints.worker", "-c", str(host.config)],
-                         workdir=self.workdir, cwd=host.checkout, log=host.log, env=host.env)
+        host.proc = Proc(
+            "elf-worker",
+            [host.python(), "-m", "elf_project.entrypoints.worker", "-c", str(host.config)],
+            workdir=self.workdir,
+            cwd=host.checkout,
+            log=host.log,
+            env=host.env,
+        )
 
         def ready() -> bool:
             assert host.proc.alive(), f"elf-worker exited:\n{tail(host.log)}"

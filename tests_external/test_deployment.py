@@ -94,9 +94,11 @@ def test_the_owner_role_is_no_superuser_and_superuser_operations_fail_for_it(dep
         assert conn.execute("SELECT pg_catalog.pg_get_userbyid(datdba) FROM pg_database WHERE datname = %s",
                             (DATABASE,)).fetchone() == (OWNER_ROLE,)
     for statement in SUPERUSER_ONLY:
-        with psycopg.connect(dep.pg.owner_dsn, autocommit=True) as conn:
-            with pytest.raises(psycopg.errors.InsufficientPrivilege):
-                conn.execute(statement)
+        with (
+            psycopg.connect(dep.pg.owner_dsn, autocommit=True) as conn,
+            pytest.raises(psycopg.errors.InsufficientPrivilege),
+        ):
+            conn.execute(statement)
 
 
 def test_postgres_takes_passwords_over_tcp_only(dep):

@@ -6,7 +6,6 @@ and candidates go with their trace through the database's ``ON DELETE CASCADE``.
 
 from __future__ import annotations
 
-
 from django.db import models
 from django.db.models.functions import Now
 

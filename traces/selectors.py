@@ -9,6 +9,7 @@ now, through the same ``memory.selectors.readable_notes`` every other read path 
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,7 +19,6 @@ from django.utils import timezone
 
 from elf_kernel.context import RequestContext
 from elf_kernel.errors import NotFound
-
 from memory.models import MemoryNoteChunk
 from memory.selectors import readable_notes
 
@@ -63,7 +63,9 @@ def recent_traces(
     if created_before is not None:
         qs = qs.filter(created_at__lt=created_before)
     if cursor is not None:
-        qs = qs.filter(Q(created_at__lt=cursor.created_at) | Q(created_at=cursor.created_at, trace_id__lt=cursor.trace_id))
+        qs = qs.filter(
+            Q(created_at__lt=cursor.created_at) | Q(created_at=cursor.created_at, trace_id__lt=cursor.trace_id)
+        )
     page = list(qs.order_by("-created_at", "-trace_id")[: limit + 1])
     if len(page) <= limit:
         return page, None
@@ -83,8 +85,12 @@ def _readable(ctx: RequestContext) -> Q:
 
 
 def get_trace_item(ctx: RequestContext, item_id: uuid.UUID) -> SearchTraceItem:
-    item = (SearchTraceItem.objects.select_related("trace").filter(item_id=item_id, trace__in=traces_for(ctx))
-            .filter(_readable(ctx)).first())
+    item = (
+        SearchTraceItem.objects.select_related("trace")
+        .filter(item_id=item_id, trace__in=traces_for(ctx))
+        .filter(_readable(ctx))
+        .first()
+    )
     if item is None:
         raise NotFound("Trace item not found.", ["$.path.item_id"])
     return item
@@ -117,26 +123,36 @@ def trace_candidates(ctx: RequestContext, trace: SearchTrace, *, limit: int) -> 
     """The first ``limit`` captured candidates (index hits before Postgres re-validation), less those whose
     note the caller cannot read now. A snapshot names its chunk (the search pipeline) or its note."""
     rows = list(
-        SearchTraceCandidate.objects.filter(trace_id=trace.trace_id, expires_at__gt=timezone.now())
-        .order_by("rank", "candidate_id")[:limit]
+        SearchTraceCandidate.objects.filter(trace_id=trace.trace_id, expires_at__gt=timezone.now()).order_by(
+            "rank", "candidate_id"
+        )[:limit]
     )
     readable = readable_notes(ctx)
     snap = [r.candidate_snapshot for r in rows]
-    chunks = {str(c) for c in MemoryNoteChunk.objects.filter(
-        chunk_id__in=_uuids({str(x.get("chunk_id")) for x in snap}), note__in=readable).values_list("chunk_id", flat=True)}
-    notes = {str(n) for n in readable.filter(
-        note_id__in=_uuids({str(x.get("note_id")) for x in snap})).values_list("note_id", flat=True)}
-    return [r for r in rows
-            if str(r.candidate_snapshot.get("chunk_id")) in chunks or str(r.candidate_snapshot.get("note_id")) in notes]
+    chunks = {
+        str(c)
+        for c in MemoryNoteChunk.objects.filter(
+            chunk_id__in=_uuids({str(x.get("chunk_id")) for x in snap}), note__in=readable
+        ).values_list("chunk_id", flat=True)
+    }
+    notes = {
+        str(n)
+        for n in readable.filter(note_id__in=_uuids({str(x.get("note_id")) for x in snap})).values_list(
+            "note_id", flat=True
+        )
+    }
+    return [
+        r
+        for r in rows
+        if str(r.candidate_snapshot.get("chunk_id")) in chunks or str(r.candidate_snapshot.get("note_id")) in notes
+    ]
 
 
 def _uuids(values) -> list[uuid.UUID]:
     out = []
     for v in values:
-        try:
+        with contextlib.suppress(TypeError, ValueError):
             out.append(uuid.UUID(v))
-        except (TypeError, ValueError):
-            pass
     return out
 
 

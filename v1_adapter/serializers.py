@@ -10,7 +10,7 @@ fields; the list answers v2's page, the NoteListResponse component GET /v2/notes
 
 from __future__ import annotations
 
-from datetime import timezone as dt_timezone
+from datetime import UTC
 
 from rest_framework import serializers
 
@@ -68,13 +68,20 @@ class V1NoteIn(StrictSerializer):
     source_ref = JSONObjectField(max_bytes=MAX_SOURCE_REF_BYTES, required=False,
                                  help_text="Opaque JSON object, stored and returned as is.")
     context = serializers.CharField(
-        required=False, allow_blank=True, trim_whitespace=False,
-        help_text=f"Optional, at most {MAX_CONTEXT_CHARS} characters: embedded with the text (not part of it), e.g. the "
-                  "conversation turns around a turn stored as a note. Judged like the text (English, no secret).")
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text=f"Optional, at most {MAX_CONTEXT_CHARS} characters: embedded with the text (not part of it), "
+        "e.g. the "
+        "conversation turns around a turn stored as a note. Judged like the text (English, no secret).",
+    )
     observed_at = serializers.DateTimeField(
-        required=False, allow_null=True, default_timezone=dt_timezone.utc,
+        required=False,
+        allow_null=True,
+        default_timezone=UTC,
         help_text="Optional RFC 3339 time the statement was made (e.g. its conversation session); a time without "
-                  "an offset is UTC. A search whose query names a date also looks among the notes observed then.")
+        "an offset is UTC. A search whose query names a date also looks among the notes observed then.",
+    )
 
 
 class V1AddNoteBody(_AliasedScope, V1Caller):
@@ -99,13 +106,19 @@ class V1SearchBody(V1Caller):
     query = serializers.CharField(max_length=MAX_QUERY_CHARS)
     top_k = serializers.IntegerField(required=False, min_value=1, max_value=MAX_TOP_K)
     candidate_k = serializers.IntegerField(required=False, min_value=1, max_value=MAX_CANDIDATE_K)
-    read_profile = serializers.CharField(help_text="private_only|private_plus_project|all_scopes (scopes.read_profiles)")
+    read_profile = serializers.CharField(
+        help_text="private_only|private_plus_project|all_scopes (scopes.read_profiles)"
+    )
 
 
 class V1ListQuery(_AliasedScope, StrictSerializer):
-    scope = serializers.ChoiceField(choices=["agent_private", "project_shared", "team_shared", "org_shared"], required=False)
+    scope = serializers.ChoiceField(
+        choices=["agent_private", "project_shared", "team_shared", "org_shared"], required=False
+    )
     status = serializers.ChoiceField(choices=["active", "deprecated", "deleted"], required=False, default="active")
-    type = serializers.ChoiceField(choices=["preference", "constraint", "decision", "profile", "fact", "plan"], required=False)
+    type = serializers.ChoiceField(
+        choices=["preference", "constraint", "decision", "profile", "fact", "plan"], required=False
+    )
     limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=50)
     cursor = serializers.CharField(required=False)
     tenant_id = _id("tenant")
@@ -122,7 +135,9 @@ class V1UpdateBody(V1Caller):
     text = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     importance = FractionField(required=False)
     confidence = FractionField(required=False)
-    ttl_days = serializers.IntegerField(required=False, allow_null=True, min_value=-MAX_TTL_DAYS, max_value=MAX_TTL_DAYS)
+    ttl_days = serializers.IntegerField(
+        required=False, allow_null=True, min_value=-MAX_TTL_DAYS, max_value=MAX_TTL_DAYS
+    )
     note_id = serializers.UUIDField()
 
 
@@ -131,9 +146,11 @@ class V1DeleteBody(V1Caller):
 
 
 # v1 section 9's names: REJECT_CJK where v2 says REJECT_NON_ENGLISH for a field that holds CJK (.english)
-V1_REASON_CODE = ("Why: v1's WriteGate codes (REJECT_CJK, REJECT_TOO_LONG, REJECT_SECRET, REJECT_INVALID_TYPE, "
-                  "REJECT_SCOPE_DENIED, REJECT_EMPTY; REJECT_CJK where v2 says REJECT_NON_ENGLISH for CJK text), "
-                  "REJECT_EVIDENCE_MISMATCH, v2's codes otherwise (REJECT_NON_ENGLISH for another language), or null")
+V1_REASON_CODE = (
+    "Why: v1's WriteGate codes (REJECT_CJK, REJECT_TOO_LONG, REJECT_SECRET, REJECT_INVALID_TYPE, "
+    "REJECT_SCOPE_DENIED, REJECT_EMPTY; REJECT_CJK where v2 says REJECT_NON_ENGLISH for CJK text), "
+    "REJECT_EVIDENCE_MISMATCH, v2's codes otherwise (REJECT_NON_ENGLISH for another language), or null"
+)
 
 
 def _reason_code() -> serializers.CharField:
@@ -155,8 +172,9 @@ class V1EventResult(V1NoteResult):
 
 
 class V1AddEventResponse(serializers.Serializer):
-    extracted = serializers.ListField(child=serializers.JSONField(),
-                                      help_text="The extractor's candidate notes (its output's notes array).")
+    extracted = serializers.ListField(
+        child=serializers.JSONField(), help_text="The extractor's candidate notes (its output's notes array)."
+    )
     results = V1EventResult(many=True)
 
 

@@ -66,8 +66,12 @@ class ReadQuery(StrictSerializer):
     tenant_id = ident(required=False, help_text=CALLER_HELP.format("tenant"))
     project_id = ident(required=False, help_text="the caller's project (as in a body)")
     agent_id = ident(required=False, help_text="the caller's agent (as in a body)")
-    channel = serializers.ChoiceField(choices=CHANNELS, default=Channel.PRIVATE.value, help_text="read as a bundle of this "
-                                      "channel would (PRD 9.1): only its visible channels and allowed sensitivities")
+    channel = serializers.ChoiceField(
+        choices=CHANNELS,
+        default=Channel.PRIVATE.value,
+        help_text="read as a bundle of this "
+        "channel would (PRD 9.1): only its visible channels and allowed sensitivities",
+    )
 
 
 class EventBody(ContextFields):
@@ -76,12 +80,18 @@ class EventBody(ContextFields):
     kind = serializers.ChoiceField(choices=KINDS)
     sensitivity = serializers.ChoiceField(choices=SENSITIVITIES, default=Sensitivity.NONE.value)
     tags = serializers.ListField(child=ident(), max_length=MAX_TAGS, default=list)
-    content = serializers.DictField(help_text="by kind: message {text}; tool_call {tool, args}; tool_result {tool, "
-                                    "output, path?, line_range?}; decision {decision, rationale[], constraints[], "
-                                    "alternatives[], consequences[], scope?, supersedes?}; task_update {task_id?, "
-                                    "title, status, details?}; artifact {text|description}")
-    refs = serializers.ListField(child=ident(), max_length=MAX_REFS, default=list,
-                                 help_text="ids of events, chunks, decisions, tasks or artifacts of the caller's project")
+    content = serializers.DictField(
+        help_text="by kind: message {text}; tool_call {tool, args}; tool_result {tool, "
+        "output, path?, line_range?}; decision {decision, rationale[], constraints[], "
+        "alternatives[], consequences[], scope?, supersedes?}; task_update {task_id?, "
+        "title, status, details?}; artifact {text|description}"
+    )
+    refs = serializers.ListField(
+        child=ident(),
+        max_length=MAX_REFS,
+        default=list,
+        help_text="ids of events, chunks, decisions, tasks or artifacts of the caller's project",
+    )
 
 
 class MessageContent(StrictSerializer):
@@ -97,8 +107,9 @@ class ToolResultContent(StrictSerializer):
     tool = ident()
     output = serializers.CharField(allow_blank=True, trim_whitespace=False, help_text="the tool's output as text")
     path = serializers.CharField(required=False, max_length=1000)
-    line_range = serializers.ListField(child=serializers.IntegerField(min_value=1), min_length=2, max_length=2,
-                                       required=False)
+    line_range = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), min_length=2, max_length=2, required=False
+    )
     exit_code = serializers.IntegerField(required=False)
 
 
@@ -113,8 +124,11 @@ class DecisionContent(StrictSerializer):
 
 
 class TaskContent(StrictSerializer):
-    task_id = ident(required=False, help_text="a task of the caller's project to update (400 at task_id if it names "
-                    "none); omit it to create a new task, whose id the answer gives")
+    task_id = ident(
+        required=False,
+        help_text="a task of the caller's project to update (400 at task_id if it names "
+        "none); omit it to create a new task, whose id the answer gives",
+    )
     title = serializers.CharField(required=False, max_length=500)
     status = serializers.ChoiceField(choices=TASK_STATUSES, default=TaskStatus.OPEN.value)
     details = serializers.CharField(required=False, allow_blank=True, max_length=8000)
@@ -125,9 +139,14 @@ class ArtifactContent(StrictSerializer):
     description = serializers.CharField(required=False, max_length=4000)
 
 
-CONTENT_SHAPES = {EventKind.MESSAGE: MessageContent, EventKind.TOOL_CALL: ToolCallContent,
-                  EventKind.TOOL_RESULT: ToolResultContent, EventKind.DECISION: DecisionContent,
-                  EventKind.TASK_UPDATE: TaskContent, EventKind.ARTIFACT: ArtifactContent}
+CONTENT_SHAPES = {
+    EventKind.MESSAGE: MessageContent,
+    EventKind.TOOL_CALL: ToolCallContent,
+    EventKind.TOOL_RESULT: ToolResultContent,
+    EventKind.DECISION: DecisionContent,
+    EventKind.TASK_UPDATE: TaskContent,
+    EventKind.ARTIFACT: ArtifactContent,
+}
 
 
 class EventOut(serializers.Serializer):
@@ -160,8 +179,9 @@ class SectionOut(FastOutput):
     cap = serializers.IntegerField()
     token_est = serializers.IntegerField()
     # JSONField renders the items as built (a bundle holds hundreds); their shape is the help text's.
-    items = serializers.JSONField(help_text="[{type, text, refs, token_est, ...}]: decision_id, task_id, score and "
-                                  "scope where they apply")
+    items = serializers.JSONField(
+        help_text="[{type, text, refs, token_est, ...}]: decision_id, task_id, score and scope where they apply"
+    )
 
 
 class BundleOut(FastOutput):
@@ -202,7 +222,9 @@ class TaskBody(ContextFields, TaskContent):
 
 class DecisionsQuery(ReadQuery):
     q = serializers.CharField(required=False, max_length=1000, help_text="full-text query")
-    status = serializers.ChoiceField(choices=(*DECISION_STATUSES, ANY_DECISION_STATUS), default=DecisionStatus.ACTIVE.value)
+    status = serializers.ChoiceField(
+        choices=(*DECISION_STATUSES, ANY_DECISION_STATUS), default=DecisionStatus.ACTIVE.value
+    )
     session_id = ident(required=False)
     limit = serializers.IntegerField(min_value=1, max_value=200, default=50)
 

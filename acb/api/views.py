@@ -33,79 +33,132 @@ def _flat_content(data: dict, content_shape) -> dict:
 
 
 # Recording a decision that supersedes one already superseded (POST /api/v1/events of kind decision too).
-DECISION_ERRORS = error_responses({409: "The decision named in supersedes was already superseded (DECISION_SUPERSEDED)"})
+DECISION_ERRORS = error_responses(
+    {409: "The decision named in supersedes was already superseded (DECISION_SUPERSEDED)"}
+)
 
 
 class EventLogView(APIView):
-    @extend_schema(summary="record_event: append one event (message, tool call/result, decision, task update) to "
-                   "the log", operation_id="elf_acb_record_event", request=s.EventBody,
-                   responses={200: s.EventOut, **DECISION_ERRORS})
+    @extend_schema(
+        summary="record_event: append one event (message, tool call/result, decision, task update) to the log",
+        operation_id="elf_acb_record_event",
+        request=s.EventBody,
+        responses={200: s.EventOut, **DECISION_ERRORS},
+    )
     def post(self, request):
         data = validated(s.EventBody, request.data)
         content = validated(s.CONTENT_SHAPES[data["kind"]], data["content"], "$.content")
-        r = use_cases.record(caller=caller_of(request), stated=StatedIds.of(data), session_id=data["session_id"],
-                             channel=data["channel"], actor=data["actor"], kind=data["kind"],
-                             sensitivity=data["sensitivity"], tags=data["tags"], content=content, refs=data["refs"])
+        r = use_cases.record(
+            caller=caller_of(request),
+            stated=StatedIds.of(data),
+            session_id=data["session_id"],
+            channel=data["channel"],
+            actor=data["actor"],
+            kind=data["kind"],
+            sensitivity=data["sensitivity"],
+            tags=data["tags"],
+            content=content,
+            refs=data["refs"],
+        )
         return _recorded(r)
 
 
 class BuildView(APIView):
-    @extend_schema(summary="build_acb: an Active Context Bundle for the next LLM call, within max_tokens",
-                   operation_id="elf_acb_build", request=s.BuildBody, responses={200: s.BundleOut, **ERROR_RESPONSES})
+    @extend_schema(
+        summary="build_acb: an Active Context Bundle for the next LLM call, within max_tokens",
+        operation_id="elf_acb_build",
+        request=s.BuildBody,
+        responses={200: s.BundleOut, **ERROR_RESPONSES},
+    )
     def post(self, request):
         started = time.perf_counter()
         data = validated(s.BuildBody, request.data)
-        bundle = use_cases.build_bundle(caller=caller_of(request), stated=StatedIds.of(data),
-                                        session_id=data["session_id"], channel=data["channel"],
-                                        intent=data.get("intent"), query_text=data.get("query_text"),
-                                        max_tokens=data["max_tokens"])
+        bundle = use_cases.build_bundle(
+            caller=caller_of(request),
+            stated=StatedIds.of(data),
+            session_id=data["session_id"],
+            channel=data["channel"],
+            intent=data.get("intent"),
+            query_text=data.get("query_text"),
+            max_tokens=data["max_tokens"],
+        )
         response = Response(s.BundleOut(bundle).data)
         response["Server-Timing"] = f"acb;dur={(time.perf_counter() - started) * 1000:.2f}"
         return response
 
 
 class ArtifactView(APIView):
-    @extend_schema(summary="A tool output's full text (the artifact of a truncated tool_result)",
-                   operation_id="elf_acb_get_artifact",
-                   parameters=[OpenApiParameter("artifact_id", str, OpenApiParameter.PATH), s.ArtifactQuery],
-                   responses={200: s.ArtifactOut, **ERROR_RESPONSES})
+    @extend_schema(
+        summary="A tool output's full text (the artifact of a truncated tool_result)",
+        operation_id="elf_acb_get_artifact",
+        parameters=[OpenApiParameter("artifact_id", str, OpenApiParameter.PATH), s.ArtifactQuery],
+        responses={200: s.ArtifactOut, **ERROR_RESPONSES},
+    )
     def get(self, request, artifact_id):
         q = validated(s.ArtifactQuery, request.query_params.dict(), "$.query")
-        a = use_cases.artifact(caller=caller_of(request), stated=StatedIds.of(q, "$.query"), artifact_id=artifact_id,
-                               channel=q["channel"])
+        a = use_cases.artifact(
+            caller=caller_of(request), stated=StatedIds.of(q, "$.query"), artifact_id=artifact_id, channel=q["channel"]
+        )
         return Response(s.ArtifactOut({**a.__dict__, "text": bytes(a.bytes or b"").decode("utf-8", "replace")}).data)
 
 
 class DecisionsView(APIView):
-    @extend_schema(summary="Record a decision (an event of kind decision; supersedes marks the old one)",
-                   operation_id="elf_acb_record_decision", request=s.DecisionBody,
-                   responses={200: s.EventOut, **DECISION_ERRORS})
+    @extend_schema(
+        summary="Record a decision (an event of kind decision; supersedes marks the old one)",
+        operation_id="elf_acb_record_decision",
+        request=s.DecisionBody,
+        responses={200: s.EventOut, **DECISION_ERRORS},
+    )
     def post(self, request):
         data = validated(s.DecisionBody, request.data)
-        r = use_cases.record_decision(caller=caller_of(request), stated=StatedIds.of(data),
-                                      session_id=data["session_id"], channel=data["channel"],
-                                      sensitivity=data["sensitivity"], content=_flat_content(data, s.DecisionContent),
-                                      refs=data["refs"])
+        r = use_cases.record_decision(
+            caller=caller_of(request),
+            stated=StatedIds.of(data),
+            session_id=data["session_id"],
+            channel=data["channel"],
+            sensitivity=data["sensitivity"],
+            content=_flat_content(data, s.DecisionContent),
+            refs=data["refs"],
+        )
         return _recorded(r)
 
 
 class DecisionsQueryView(APIView):
-    @extend_schema(summary="Query the decision ledger (full text, status, session)", operation_id="elf_acb_query_decisions",
-                   parameters=[s.DecisionsQuery], responses={200: s.DecisionsOut, **ERROR_RESPONSES})
+    @extend_schema(
+        summary="Query the decision ledger (full text, status, session)",
+        operation_id="elf_acb_query_decisions",
+        parameters=[s.DecisionsQuery],
+        responses={200: s.DecisionsOut, **ERROR_RESPONSES},
+    )
     def get(self, request):
         q = validated(s.DecisionsQuery, request.query_params.dict(), "$.query")
-        rows = use_cases.decisions(caller=caller_of(request), stated=StatedIds.of(q, "$.query"), channel=q["channel"],
-                                   text=q.get("q"), status=q["status"], session_id=q.get("session_id"),
-                                   limit=q["limit"])
+        rows = use_cases.decisions(
+            caller=caller_of(request),
+            stated=StatedIds.of(q, "$.query"),
+            channel=q["channel"],
+            text=q.get("q"),
+            status=q["status"],
+            session_id=q.get("session_id"),
+            limit=q["limit"],
+        )
         return Response(s.DecisionsOut({"decisions": rows}).data)
 
 
 class TasksView(APIView):
-    @extend_schema(summary="Create or update a task (an event of kind task_update)", operation_id="elf_acb_task",
-                   request=s.TaskBody, responses={200: s.EventOut, **ERROR_RESPONSES})
+    @extend_schema(
+        summary="Create or update a task (an event of kind task_update)",
+        operation_id="elf_acb_task",
+        request=s.TaskBody,
+        responses={200: s.EventOut, **ERROR_RESPONSES},
+    )
     def post(self, request):
         data = validated(s.TaskBody, request.data)
-        r = use_cases.record_task(caller=caller_of(request), stated=StatedIds.of(data), session_id=data["session_id"],
-                                  channel=data["channel"], content=_flat_content(data, s.TaskContent),
-                                  refs=data["refs"])
+        r = use_cases.record_task(
+            caller=caller_of(request),
+            stated=StatedIds.of(data),
+            session_id=data["session_id"],
+            channel=data["channel"],
+            content=_flat_content(data, s.TaskContent),
+            refs=data["refs"],
+        )
         return _recorded(r)

@@ -34,10 +34,7 @@ def normalize_tool_result(content: dict, limit: int = EXCERPT_MAX_BYTES) -> Norm
     truncated = len(excerpt) < len(text)
     lines = excerpt.count("\n") + (0 if excerpt.endswith("\n") or not excerpt else 1)
     given = content.get("line_range")
-    if isinstance(given, list) and len(given) == 2 and all(isinstance(x, int) for x in given):
-        start = given[0]
-    else:
-        start = 1
+    start = given[0] if isinstance(given, list) and len(given) == 2 and all(isinstance(x, int) for x in given) else 1
     out = {**rest, "excerpt_text": excerpt, "truncated": truncated}
     if "path" in content or given is not None:
         out["line_range"] = [start, start + max(lines, 1) - 1]

@@ -2,7 +2,8 @@
 
 Every section's cap is its PRD 8.1 cap scaled by max_tokens / 65,000 (rounded down); the content sections' caps
 sum to at most 56,200/65,000 of the budget, the rest is the reserve, so the bundle can never exceed it. Sections
-are filled in FILL_ORDER (the recent window before retrieved evidence); within a section candidates come best first and each is taken when it still fits (a
+are filled in FILL_ORDER (the recent window before retrieved evidence); within a section candidates come best first and
+each is taken when it still fits (a
 smaller later one may fill what a large one could not). Content already in the bundle is never taken twice (an
 omission with reason ``duplicate``): the same text once spaces and case are folded (an item compares its source
 text, ``key_text``, not its label), or a source an item already taken ``covers`` (a decision and its own chunk).
@@ -29,8 +30,13 @@ class Item:
     key_text: str | None = None  # the source text compared for duplicates (default: text)
 
     def render(self) -> dict:
-        return {"type": self.type, "text": self.text, "refs": list(self.refs), "token_est": self.token_est,
-                **self.extra}
+        return {
+            "type": self.type,
+            "text": self.text,
+            "refs": list(self.refs),
+            "token_est": self.token_est,
+            **self.extra,
+        }
 
 
 @dataclass
@@ -71,8 +77,14 @@ def pack(budget: int, candidates: dict[str, list[Item]]) -> tuple[list[Section],
             section.items.append(item)
             section.token_est += item.token_est
         if dropped:
-            omissions.append({"reason": "over_section_cap", "section": name, "count": len(dropped),
-                              "candidates": dropped[:MAX_LISTED]})
+            omissions.append(
+                {
+                    "reason": "over_section_cap",
+                    "section": name,
+                    "count": len(dropped),
+                    "candidates": dropped[:MAX_LISTED],
+                }
+            )
         sections.append(section)
     if duplicates:
         listed = list(dict.fromkeys(duplicates))

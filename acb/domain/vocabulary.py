@@ -118,8 +118,15 @@ SECTION_CAPS = {
 # The order sections are filled: what is filled first keeps content that two sections share (each section has
 # its own cap, so the order decides nothing else). The recent window is filled before retrieved evidence: a turn
 # of the conversation stays in its place in the dialogue, and retrieval brings what the window does not hold.
-FILL_ORDER = (SectionName.IDENTITY, SectionName.RULES, SectionName.TASK_STATE, SectionName.DECISION_LEDGER, SectionName.HANDOFF_PACKET,
-              SectionName.RECENT_WINDOW, SectionName.RETRIEVED_EVIDENCE)
+FILL_ORDER = (
+    SectionName.IDENTITY,
+    SectionName.RULES,
+    SectionName.TASK_STATE,
+    SectionName.DECISION_LEDGER,
+    SectionName.HANDOFF_PACKET,
+    SectionName.RECENT_WINDOW,
+    SectionName.RETRIEVED_EVIDENCE,
+)
 
 ALPHA, BETA, GAMMA = 0.6, 0.3, 0.1  # PRD 8.2
 RECENCY_TAU_HOURS = 24.0

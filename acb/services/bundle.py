@@ -19,12 +19,12 @@ from core_memory.services.resolve import resolve
 from graph.selectors.facts import in_state, visible_facts
 from memory.selectors import not_expired, readable_notes
 
-from .. import selectors as sel
 from .. import sealing
+from .. import selectors as sel
+from ..domain.ids import new_id
 from ..domain.packing import Item, caps_for, pack
 from ..domain.scoring import score, scoring_provenance
 from ..domain.tokens import METHOD, estimate_tokens
-from ..domain.ids import new_id
 from ..domain.vocabulary import SCORED_MAX, SHARED_ONLY_CHANNELS, ActorType, SectionName, Sensitivity
 
 ACTOR = {ActorType.HUMAN: "User", ActorType.AGENT: "Agent", ActorType.TOOL: "Tool"}
@@ -199,14 +199,24 @@ def build(*, view: sel.View, intent: str | None, query_text: str | None, max_tok
                 for s in sections]
     used = sum(s.token_est for s in sections)
     body = {
-        "budget_tokens": max_tokens, "token_used_est": used, "reserve_tokens": max_tokens - sum(s.cap for s in sections),
-        "sections": rendered, "omissions": omissions,
+        "budget_tokens": max_tokens,
+        "token_used_est": used,
+        "reserve_tokens": max_tokens - sum(s.cap for s in sections),
+        "sections": rendered,
+        "omissions": omissions,
         "provenance": {
-            "intent": intent, "query_terms": terms, "candidate_pool_size": pool_size,
-            "scored": min(pool_size, SCORED_MAX), "as_of": ref_ts.isoformat(),
-            "filters": {"channel": view.channel, "channels_loaded": view.channels,
-                        "sensitivity_allowed": view.sensitivities},
-            "scoring": scoring_provenance(), "token_estimate": METHOD,
+            "intent": intent,
+            "query_terms": terms,
+            "candidate_pool_size": pool_size,
+            "scored": min(pool_size, SCORED_MAX),
+            "as_of": ref_ts.isoformat(),
+            "filters": {
+                "channel": view.channel,
+                "channels_loaded": view.channels,
+                "sensitivity_allowed": view.sensitivities,
+            },
+            "scoring": scoring_provenance(),
+            "token_estimate": METHOD,
         },
     }
     text = json.dumps(body, sort_keys=True, default=str)
@@ -216,8 +226,21 @@ def build(*, view: sel.View, intent: str | None, query_text: str | None, max_tok
     if sealing.opened_any():  # it quotes sensitivity-high content: kept encrypted at rest too
         stored = sealing.seal_kept_body(view.tenant_id, acb_id, stored)
     with connection.cursor() as cur:  # the body serialised once, not again by the ORM
-        cur.execute("INSERT INTO acb_bundles (acb_id, tenant_id, session_id, agent_id, channel, created_at, "
-                    "budget_tokens, token_used_est, bundle_hash, body) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, "
-                    "%s::jsonb)", [acb_id, view.tenant_id, view.session_id, view.agent_id, view.channel, now,
-                                   max_tokens, used, body["bundle_hash"], stored])
+        cur.execute(
+            "INSERT INTO acb_bundles (acb_id, tenant_id, session_id, agent_id, channel, created_at, "
+            "budget_tokens, token_used_est, bundle_hash, body) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, "
+            "%s::jsonb)",
+            [
+                acb_id,
+                view.tenant_id,
+                view.session_id,
+                view.agent_id,
+                view.channel,
+                now,
+                max_tokens,
+                used,
+                body["bundle_hash"],
+                stored,
+            ],
+        )
     return {"acb_id": acb_id, **body}

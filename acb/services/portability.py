@@ -10,7 +10,6 @@ from __future__ import annotations
 from elf_kernel.portability import TableSpec, owned_by_tenant
 
 from ..domain.vocabulary import DecisionStatus
-
 from . import sealed_rows
 from .sealed_rows import check_keys
 

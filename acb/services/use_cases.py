@@ -22,8 +22,8 @@ from ..domain.vocabulary import WRITTEN_KINDS, ActorType, DecisionStatus, EventK
 from ..models import AcbArtifact, AcbDecision
 from ..sealing import refuse_lookalikes
 from .bundle import build
-from .ledger import AlreadySuperseded
 from .event_log import Recorded, Writer, record_event
+from .ledger import AlreadySuperseded
 
 DEFAULT_PROJECT = "default"
 NATURAL = FieldKind.NATURAL

@@ -83,14 +83,22 @@ class DocumentView(APIView):
 class ProfileView(DocumentView):
     scope = MemoryScope.PROFILE
 
-    @extend_schema(summary="PROFILE.md as text/markdown (ETag: its version)", operation_id="elf_core_memory_profile_get",
-                   parameters=CONTEXT_HEADERS + [s.DocumentQuery], responses=DOCUMENT_GET)
+    @extend_schema(
+        summary="PROFILE.md as text/markdown (ETag: its version)",
+        operation_id="elf_core_memory_profile_get",
+        parameters=CONTEXT_HEADERS + [s.DocumentQuery],
+        responses=DOCUMENT_GET,
+    )
     def get(self, request):
         return self.read(request)
 
-    @extend_schema(summary="Replace PROFILE.md (text/markdown, or JSON {markdown}); every line validated, the text "
-                   "stored exactly", operation_id="elf_core_memory_profile_put", parameters=CONTEXT_HEADERS + [IF_MATCH],
-                   request=PUT_BODY, responses=DOCUMENT_PUT)
+    @extend_schema(
+        summary="Replace PROFILE.md (text/markdown, or JSON {markdown}); every line validated, the text stored exactly",
+        operation_id="elf_core_memory_profile_put",
+        parameters=CONTEXT_HEADERS + [IF_MATCH],
+        request=PUT_BODY,
+        responses=DOCUMENT_PUT,
+    )
     def put(self, request):
         return self.replace(request)
 
@@ -98,38 +106,60 @@ class ProfileView(DocumentView):
 class SessionView(DocumentView):
     scope = MemoryScope.SESSION
 
-    @extend_schema(summary="A run's SESSION.md as text/markdown (ETag: its version)",
-                   operation_id="elf_core_memory_session_get", parameters=CONTEXT_HEADERS + [RUN_PATH, s.DocumentQuery],
-                   responses=DOCUMENT_GET)
+    @extend_schema(
+        summary="A run's SESSION.md as text/markdown (ETag: its version)",
+        operation_id="elf_core_memory_session_get",
+        parameters=CONTEXT_HEADERS + [RUN_PATH, s.DocumentQuery],
+        responses=DOCUMENT_GET,
+    )
     def get(self, request, run_id):
         return self.read(request, run_id)
 
-    @extend_schema(summary="Replace a run's SESSION.md (text/markdown, or JSON {markdown})",
-                   operation_id="elf_core_memory_session_put", parameters=CONTEXT_HEADERS + [RUN_PATH, IF_MATCH],
-                   request=PUT_BODY, responses=SESSION_PUT)
+    @extend_schema(
+        summary="Replace a run's SESSION.md (text/markdown, or JSON {markdown})",
+        operation_id="elf_core_memory_session_put",
+        parameters=CONTEXT_HEADERS + [RUN_PATH, IF_MATCH],
+        request=PUT_BODY,
+        responses=SESSION_PUT,
+    )
     def put(self, request, run_id):
         return self.replace(request, run_id)
 
 
 class EndRunView(APIView):
-    @extend_schema(summary="End a run: its session_end entries expire, its SESSION.md closes to writes",
-                   operation_id="elf_core_memory_run_end", parameters=CONTEXT_HEADERS + [RUN_PATH], request=None,
-                   responses={200: s.EndRunOut, **ERROR_RESPONSES})
+    @extend_schema(
+        summary="End a run: its session_end entries expire, its SESSION.md closes to writes",
+        operation_id="elf_core_memory_run_end",
+        parameters=CONTEXT_HEADERS + [RUN_PATH],
+        request=None,
+        responses={200: s.EndRunOut, **ERROR_RESPONSES},
+    )
     def post(self, request, run_id):
         ctx = context_from_request(request)
         run_id = run_id_or_400(run_id, "$.path.run_id")
         result, expired = end_session_run(ctx=ctx, run_id=run_id)
-        return Response(s.EndRunOut({"run_id": run_id, "already_ended": result is None, "expired": expired,
-                                     "doc_version": result.doc.version if result else None,
-                                     "audit_ids": result.audit_ids if result else []}).data)
+        return Response(
+            s.EndRunOut(
+                {
+                    "run_id": run_id,
+                    "already_ended": result is None,
+                    "expired": expired,
+                    "doc_version": result.doc.version if result else None,
+                    "audit_ids": result.audit_ids if result else [],
+                }
+            ).data
+        )
 
 
 class AuditView(APIView):
     content_negotiation_class = FirstRenderer
 
-    @extend_schema(summary="A run's audit trail as JSON lines (ts, op, scope, key, old, new, actor, reason, run_id)",
-                   operation_id="elf_core_memory_audit", parameters=CONTEXT_HEADERS + [RUN_PATH],
-                   responses={(200, JSON_LINES): OpenApiTypes.STR, **ERROR_RESPONSES})
+    @extend_schema(
+        summary="A run's audit trail as JSON lines (ts, op, scope, key, old, new, actor, reason, run_id)",
+        operation_id="elf_core_memory_audit",
+        parameters=CONTEXT_HEADERS + [RUN_PATH],
+        responses={(200, JSON_LINES): OpenApiTypes.STR, **ERROR_RESPONSES},
+    )
     def get(self, request, run_id):
         ctx = context_from_request(request)
         run_id = run_id_or_400(run_id, "$.path.run_id")
@@ -138,8 +168,12 @@ class AuditView(APIView):
 
 
 class PendingView(APIView):
-    @extend_schema(summary="A run's inferred entries waiting for confirmation", operation_id="elf_core_memory_pending_list",
-                   parameters=CONTEXT_HEADERS + [RUN_PATH], responses={200: s.PendingListOut, **ERROR_RESPONSES})
+    @extend_schema(
+        summary="A run's inferred entries waiting for confirmation",
+        operation_id="elf_core_memory_pending_list",
+        parameters=CONTEXT_HEADERS + [RUN_PATH],
+        responses={200: s.PendingListOut, **ERROR_RESPONSES},
+    )
     def get(self, request, run_id):
         ctx = context_from_request(request)
         run_id = run_id_or_400(run_id, "$.path.run_id")
@@ -147,22 +181,41 @@ class PendingView(APIView):
 
 
 class PendingConfirmView(APIView):
-    @extend_schema(summary="Confirm a pending entry: it is written into its document", request=None,
-                   operation_id="elf_core_memory_pending_confirm",
-                   parameters=CONTEXT_HEADERS + [RUN_PATH, ENTRY_PATH], responses=DECIDE)
+    @extend_schema(
+        summary="Confirm a pending entry: it is written into its document",
+        request=None,
+        operation_id="elf_core_memory_pending_confirm",
+        parameters=CONTEXT_HEADERS + [RUN_PATH, ENTRY_PATH],
+        responses=DECIDE,
+    )
     def post(self, request, run_id, entry_id):
         ctx = context_from_request(request)
         row, result = confirm(ctx=ctx, run_id=run_id_or_400(run_id, "$.path.run_id"), entry_id=entry_id)
-        return Response(s.DecisionOut({"entry_id": row.entry_id, "status": row.status,
-                                       "doc_version": result.doc.version, "audit_id": result.audit_ids[0]}).data)
+        return Response(
+            s.DecisionOut(
+                {
+                    "entry_id": row.entry_id,
+                    "status": row.status,
+                    "doc_version": result.doc.version,
+                    "audit_id": result.audit_ids[0],
+                }
+            ).data
+        )
 
 
 class PendingRejectView(APIView):
-    @extend_schema(summary="Reject a pending entry: nothing is written", request=None,
-                   operation_id="elf_core_memory_pending_reject",
-                   parameters=CONTEXT_HEADERS + [RUN_PATH, ENTRY_PATH], responses=DECIDE)
+    @extend_schema(
+        summary="Reject a pending entry: nothing is written",
+        request=None,
+        operation_id="elf_core_memory_pending_reject",
+        parameters=CONTEXT_HEADERS + [RUN_PATH, ENTRY_PATH],
+        responses=DECIDE,
+    )
     def post(self, request, run_id, entry_id):
         ctx = context_from_request(request)
         row, audit_id = reject(ctx=ctx, run_id=run_id_or_400(run_id, "$.path.run_id"), entry_id=entry_id)
-        return Response(s.DecisionOut({"entry_id": row.entry_id, "status": row.status, "doc_version": None,
-                                       "audit_id": audit_id}).data)
+        return Response(
+            s.DecisionOut(
+                {"entry_id": row.entry_id, "status": row.status, "doc_version": None, "audit_id": audit_id}
+            ).data
+        )

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from .ttl import SESSION_END, TtlError, parse_iso, parse_ttl
 from .vocabulary import (
@@ -104,7 +104,7 @@ def escape(value: str) -> str:
 
 
 def format_time(t: datetime) -> str:
-    t = t.astimezone(timezone.utc)
+    t = t.astimezone(UTC)
     if t.microsecond:
         return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")

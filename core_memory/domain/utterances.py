@@ -39,13 +39,58 @@ FORMATS = {"bullet": "bullet-points", "bullets": "bullet-points", "bullet points
 TONES = ("formal", "formally", "casual", "casually", "friendly", "professional", "polite", "politely", "warm",
          "neutral", "direct", "playful", "professional-friendly")
 HEDGES = ("maybe", "i think", "probably", "perhaps", "i guess", "might", "not sure", "possibly")
-STOPWORDS = frozenset("""a an the i me my we our you your that this is am are be to of and or for in on with at by it
-its as so do does please always never should would will just about""".split())
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "that",
+        "this",
+        "is",
+        "am",
+        "are",
+        "be",
+        "to",
+        "of",
+        "and",
+        "or",
+        "for",
+        "in",
+        "on",
+        "with",
+        "at",
+        "by",
+        "it",
+        "its",
+        "as",
+        "so",
+        "do",
+        "does",
+        "please",
+        "always",
+        "never",
+        "should",
+        "would",
+        "will",
+        "just",
+        "about",
+    ]
+)
 
 _LEAD = re.compile(r"^(?:(?:please|ok|okay|hey|also|and)[, ]+)+", re.I)
 _HEDGE_LEAD = re.compile(r"^(?:(?:maybe|perhaps|probably|possibly|i think|i guess)[, ]+)+", re.I)
-_SESSION_HINT = re.compile(r"[, ]*\b(?:for (?:this|the) (?:session|task|run|conversation|chat)|for now|"
-                           r"for the rest of (?:this|the) (?:session|task|run|conversation))\b", re.I)
+_SESSION_HINT = re.compile(
+    r"[, ]*\b(?:for (?:this|the) (?:session|task|run|conversation|chat)|for now|"
+    r"for the rest of (?:this|the) (?:session|task|run|conversation))\b",
+    re.I,
+)
 _FOR_NEXT = re.compile(r"[, ]*\bfor the next (\d{1,4}) (minute|hour|day|week)s?\b", re.I)
 
 
@@ -82,8 +127,7 @@ def _topic(text: str) -> tuple[str, str] | None:
             return "response.format.default", fmt
     for tone in TONES:
         if re.search(rf"\b{re.escape(tone)}\b", low):
-            return "response.tone", tone.removesuffix("ly") if tone.endswith("ally") or tone.endswith("tely") \
-                else tone
+            return "response.tone", tone.removesuffix("ly") if tone.endswith("ally") or tone.endswith("tely") else tone
     return None
 
 
@@ -93,8 +137,13 @@ def _named_key(text: str) -> str | None:
     if m:
         return m.group(1)
     low = text.lower()
-    for word, key in (("tone", "response.tone"), ("language", "response.language"), ("format", "response.format.default"),
-                      ("verbosity", "response.verbosity"), ("length", "response.verbosity")):
+    for word, key in (
+        ("tone", "response.tone"),
+        ("language", "response.language"),
+        ("format", "response.format.default"),
+        ("verbosity", "response.verbosity"),
+        ("length", "response.verbosity"),
+    ):
         if re.search(rf"\b{word}\b", low):
             return key
     return None
@@ -110,16 +159,17 @@ def _session(text: str) -> tuple[str, str, str]:
     m = _FOR_NEXT.search(text)
     if m:
         unit = {"minute": "m", "hour": "h", "day": "d", "week": "w"}[m.group(2).lower()]
-        return _clean(text[:m.start()] + text[m.end():]), "session", f"{int(m.group(1))}{unit}"
+        return _clean(text[: m.start()] + text[m.end() :]), "session", f"{int(m.group(1))}{unit}"
     m = _SESSION_HINT.search(text)
     if m:
-        return _clean(text[:m.start()] + text[m.end():]), "session", "session_end"
+        return _clean(text[: m.start()] + text[m.end() :]), "session", "session_end"
     return text, "profile", "none"
 
 
 def _preference(rest: str) -> tuple[str, str, str, float] | None:
-    m = re.match(r"^(?:i|we) (?:prefer|like|want|would like|love)\s+(.+)$", rest, re.I) or \
-        re.match(r"^my (?:preferred|favou?rite) ([a-z ]+?) is (.+)$", rest, re.I)
+    m = re.match(r"^(?:i|we) (?:prefer|like|want|would like|love)\s+(.+)$", rest, re.I) or re.match(
+        r"^my (?:preferred|favou?rite) ([a-z ]+?) is (.+)$", rest, re.I
+    )
     if m is None:
         return None
     if len(m.groups()) == 2:
@@ -157,40 +207,98 @@ def _match(t: str) -> Intent:
         return Intent(DELETE, "forget", key=key, confidence=EXPLICIT, explanation=f"forget names {key}")
     m = re.match(r"^set (?:the |my )?(?:reply |response |answer )?tone to (.+)$", t, re.I)
     if m:
-        return Intent(UPSERT, "set the reply tone to", kind="preference", key="response.tone",
-                      value=m.group(1).strip(), confidence=KNOWN, explanation="the reply tone")
+        return Intent(
+            UPSERT,
+            "set the reply tone to",
+            kind="preference",
+            key="response.tone",
+            value=m.group(1).strip(),
+            confidence=KNOWN,
+            explanation="the reply tone",
+        )
     m = re.match(r"^from now on,? (.+)$", t, re.I)
     if m:
         rest = m.group(1)
         topic = _topic(rest)
         if topic:
-            return Intent(UPSERT, "from now on", kind="preference", key=topic[0], value=topic[1], confidence=KNOWN,
-                          explanation=f"a lasting answer preference ({topic[0]})")
-        return Intent(UPSERT, "from now on", kind="instruction", key=f"instruction.{slug(rest)}", value=rest,
-                      confidence=EXPLICIT, explanation="a lasting instruction")
+            return Intent(
+                UPSERT,
+                "from now on",
+                kind="preference",
+                key=topic[0],
+                value=topic[1],
+                confidence=KNOWN,
+                explanation=f"a lasting answer preference ({topic[0]})",
+            )
+        return Intent(
+            UPSERT,
+            "from now on",
+            kind="instruction",
+            key=f"instruction.{slug(rest)}",
+            value=rest,
+            confidence=EXPLICIT,
+            explanation="a lasting instruction",
+        )
     m = re.match(r"^change my preference(?: (?:for|on|about|of) (.+?))? to (.+)$", t, re.I)
     if m:
         named, value = m.group(1), m.group(2).strip()
         topic = _topic(value) if named is None else None
         if named:
             key = _named_key(named) or f"preference.{slug(named)}"
-            return Intent(UPSERT, "change my preference", kind="preference", key=key, value=value,
-                          confidence=EXPLICIT, explanation=f"the preference named ({key})")
+            return Intent(
+                UPSERT,
+                "change my preference",
+                kind="preference",
+                key=key,
+                value=value,
+                confidence=EXPLICIT,
+                explanation=f"the preference named ({key})",
+            )
         if topic:
-            return Intent(UPSERT, "change my preference", kind="preference", key=topic[0], value=topic[1],
-                          confidence=KNOWN - 0.1, explanation=f"no preference named; the words say {topic[0]}")
-        return Intent(UPSERT, "change my preference", kind="preference", key=f"preference.{slug(value)}",
-                      value=value, confidence=GUESS, explanation="no preference named: a guess, staged for "
-                      "confirmation")
+            return Intent(
+                UPSERT,
+                "change my preference",
+                kind="preference",
+                key=topic[0],
+                value=topic[1],
+                confidence=KNOWN - 0.1,
+                explanation=f"no preference named; the words say {topic[0]}",
+            )
+        return Intent(
+            UPSERT,
+            "change my preference",
+            kind="preference",
+            key=f"preference.{slug(value)}",
+            value=value,
+            confidence=GUESS,
+            explanation="no preference named: a guess, staged for confirmation",
+        )
     m = re.match(r"^(?:remember|note|keep in mind)(?: that|:)? (.+)$", t, re.I)
     if m:
         rest = m.group(1)
         pref = _preference(rest)
         if pref:
             key, value, kind, conf = pref
-            return Intent(UPSERT, "remember that", kind=kind, key=key, value=value, confidence=conf,
-                          explanation=f"a stated preference ({key})")
-        return Intent(UPSERT, "remember that", kind="fact", key=f"fact.{slug(rest)}", value=rest,
-                      confidence=EXPLICIT, explanation="a fact to keep")
-    return Intent(NONE, explanation="no memory trigger (remember that, from now on, set the reply tone to, "
-                  "change my preference to, forget)")
+            return Intent(
+                UPSERT,
+                "remember that",
+                kind=kind,
+                key=key,
+                value=value,
+                confidence=conf,
+                explanation=f"a stated preference ({key})",
+            )
+        return Intent(
+            UPSERT,
+            "remember that",
+            kind="fact",
+            key=f"fact.{slug(rest)}",
+            value=rest,
+            confidence=EXPLICIT,
+            explanation="a fact to keep",
+        )
+    return Intent(
+        NONE,
+        explanation="no memory trigger (remember that, from now on, set the reply tone to, "
+        "change my preference to, forget)",
+    )

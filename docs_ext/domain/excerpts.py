@@ -72,7 +72,9 @@ def _occurrences(data: bytes, quote: Quote) -> list[Position]:
     return spans
 
 
-def locate(data: bytes, quote: Quote | None, position: Position | None) -> tuple[Position | None, str | None, list[str]]:
+def locate(
+    data: bytes, quote: Quote | None, position: Position | None
+) -> tuple[Position | None, str | None, list[str]]:
     """The span a locator names, how it was found, and what did not check out. The quote is preferred; the
     position breaks a tie between several quote matches and is the fallback when the quote is not found."""
     errors: list[str] = []
@@ -114,9 +116,16 @@ def window(data: bytes, span: Position, max_bytes: int) -> tuple[int, int]:
     return start, end
 
 
-def excerpt(content: str, *, level: str, quote: Quote | None = None, position: Position | None = None,
-            expected_content_hash: str | None = None, chunk: tuple[Position, str] | None = None,
-            expected_chunk_hash: str | None = None) -> Excerpt:
+def excerpt(
+    content: str,
+    *,
+    level: str,
+    quote: Quote | None = None,
+    position: Position | None = None,
+    expected_content_hash: str | None = None,
+    chunk: tuple[Position, str] | None = None,
+    expected_chunk_hash: str | None = None,
+) -> Excerpt:
     """The excerpt of ``level`` (L0/L1/L2) a locator names in ``content``. ``chunk`` is the (span, current
     chunk_hash) of the chunk the pointer names, when it names one: its span is the locator of last resort and
     its hash is checked against ``expected_chunk_hash``."""

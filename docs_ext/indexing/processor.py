@@ -31,9 +31,9 @@ from django.db import connection, transaction
 from pgvector import Vector
 
 from elf_config import ElfConfig
-from elf_kernel.locks import advisory_lock, lock_class
 from elf_domain.vocabulary import OutboxOp
 from elf_infra.providers.factory import build_embedding
+from elf_kernel.locks import advisory_lock, lock_class
 
 from ..models import DocChunk, DocChunkEmbedding, DocDocument, DocStatus
 from .index import chunk_point, docs_index

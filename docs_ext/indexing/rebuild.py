@@ -11,10 +11,9 @@ outbox DELETE jobs; dropping the collection first gives a clean slate.
 
 from __future__ import annotations
 
-
 from elf_config import ElfConfig
-from elf_kernel.batches import keyset_batches
 from elf_infra.index.rebuild import Progress, RebuildReport, run_rebuild
+from elf_kernel.batches import keyset_batches
 
 from ..models import DocChunk, DocChunkEmbedding, DocStatus
 from .index import chunk_point, docs_index

@@ -19,10 +19,9 @@ scored with the statistics of the project that reads it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import UnexpectedResponse

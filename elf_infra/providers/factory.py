@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from elf_config.rules import LOCAL_PROVIDER as LOCAL_PROVIDER_ID
 from elf_config.schema import ElfConfig
 
 from .base import EmbeddingProvider, ExtractorProvider, RerankProvider
@@ -25,8 +26,6 @@ from .local_embedder import LOCAL_EMBEDDING_MODEL, LocalEmbedder
 from .local_extractor import LocalExtractorProvider
 from .local_rerank import LocalRerankProvider
 from .metrics import instrument
-
-from elf_config.rules import LOCAL_PROVIDER as LOCAL_PROVIDER_ID  # noqa: E402
 
 T = TypeVar("T")
 _cache: dict[tuple[str, str], Any] = {}

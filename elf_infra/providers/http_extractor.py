@@ -6,9 +6,14 @@ import json
 from typing import Any
 
 from elf_config.schema import ExtractorProviderConfig
+from elf_domain.extractor_prompt import (
+    BUILTIN_EXTRACTOR_PROMPT,
+    ExtractorPrompt,
+    render_extractor_messages,
+    retry_message,
+)
 
 from .errors import ExtractorOutputError, ProviderHTTPError
-from elf_domain.extractor_prompt import BUILTIN_EXTRACTOR_PROMPT, ExtractorPrompt, render_extractor_messages, retry_message
 from .http_client import JsonPostClient
 
 # Spec 7.3: strict JSON, "at most 2 retries" -> at most 3 calls per extract().

@@ -213,8 +213,11 @@ _WHEN = (
 )
 _PLAN_LEAD = re.compile(
     r"^(?:my|our)\s+(?:\w+\s+)?(?:plan|goal|aim|intention|target)\s+(?:\w+\s+){0,3}?is\s+to\s+(?P<rest>\S.*)$", _I)
-_WANT_WHEN = re.compile(rf"^(?:\w+\s+){{0,6}}?(?:I|we)\s+(?:want|hope|aim|need|would\s+like|{APOS}d\s+like)\s+(?:to\s+)?"
-                        rf"(?P<rest>\S.*)$", _I)
+_WANT_WHEN = re.compile(
+    rf"^(?:\w+\s+){{0,6}}?(?:I|we)\s+(?:want|hope|aim|need|would\s+like|{APOS}d\s+like)\s+(?:to\s+)?"
+    rf"(?P<rest>\S.*)$",
+    _I,
+)
 _GOING_TO = re.compile(
     rf"^(?:(?:[\w\s,]{{1,20}}?\s+)?(?:{NAME}\s+and\s+I|my\s+\w+\s+and\s+I|we|I)\s+(?:are|am|{APOS}re|{APOS}m)\s+|"
     rf"(?:[\w\s]{{1,20}}\s+)?(?:I|we)\s*(?:{APOS}ll|\s+will)\s+|)"
@@ -249,8 +252,11 @@ def plan(clause: str) -> str | None:
     if m and has_when:
         return _user_text("Plan", clause)
     m = _GOING_TO.match(clause)
-    if m and (has_when or re.match(r"^(?:going|gonna|planning)", clause, _I)) and not re.match(
-            r"^(?:check|try|look|see|think|be|do\s+it|get\s+back)\b", m.group("rest"), _I):
+    if (
+        m
+        and (has_when or re.match(r"^(?:going|gonna|planning)", clause, _I))
+        and not re.match(r"^(?:check|try|look|see|think|be|do\s+it|get\s+back)\b", m.group("rest"), _I)
+    ):
         return _user_text("Plan", clause)
     return None
 
@@ -264,7 +270,8 @@ def match_statements(clause: str, *, role: str) -> list[Statement]:
     messages only). A role with an organisation ("I'm a PhD student at ETH Zurich") also gives the employer."""
     stripped = strip_lead_in(clause)
     first = match_statement(clause, role=role) or (
-        match_statement(stripped, role=role) if stripped and stripped != clause else None)
+        match_statement(stripped, role=role) if stripped and stripped != clause else None
+    )
     if first is not None:
         found = [first]
         org = people.employer_in(clause) if first.rule == "i_am_a" else None
@@ -276,11 +283,13 @@ def match_statements(clause: str, *, role: str) -> list[Statement]:
     profile = people.profile(stripped)
     if profile:
         return [Statement("broad_profile", "profile", key, text) for key, text in profile]
-    for name, note_type, shape in (("broad_decision", "decision", decision),
-                                   ("broad_constraint", "constraint", constraint),
-                                   ("broad_preference", "preference", preference),
-                                   ("broad_plan", "plan", plan),
-                                   ("broad_fact", "fact", people.third_party)):
+    for name, note_type, shape in (
+        ("broad_decision", "decision", decision),
+        ("broad_constraint", "constraint", constraint),
+        ("broad_preference", "preference", preference),
+        ("broad_plan", "plan", plan),
+        ("broad_fact", "fact", people.third_party),
+    ):
         text = shape(stripped)
         if text:
             return [Statement(name, note_type, None, text)]

@@ -19,21 +19,168 @@ RELATIVE = (
 )
 # Capitalised words that open ordinary sentences rather than name someone.
 NOT_NAMES = frozenset(
-    "the this that these those it there here what which who why how when where sure thanks thank nice perfect great "
-    "good hmm ok okay yes no yeah yep wow sorry please also just maybe so but and or if then now today tomorrow "
-    "tonight everyone everything nothing something someone anyway well right fine cool happy i we you they he she "
-    "our my your his her its their let hey hi hello actually honestly".split()
+    [
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "there",
+        "here",
+        "what",
+        "which",
+        "who",
+        "why",
+        "how",
+        "when",
+        "where",
+        "sure",
+        "thanks",
+        "thank",
+        "nice",
+        "perfect",
+        "great",
+        "good",
+        "hmm",
+        "ok",
+        "okay",
+        "yes",
+        "no",
+        "yeah",
+        "yep",
+        "wow",
+        "sorry",
+        "please",
+        "also",
+        "just",
+        "maybe",
+        "so",
+        "but",
+        "and",
+        "or",
+        "if",
+        "then",
+        "now",
+        "today",
+        "tomorrow",
+        "tonight",
+        "everyone",
+        "everything",
+        "nothing",
+        "something",
+        "someone",
+        "anyway",
+        "well",
+        "right",
+        "fine",
+        "cool",
+        "happy",
+        "i",
+        "we",
+        "you",
+        "they",
+        "he",
+        "she",
+        "our",
+        "my",
+        "your",
+        "his",
+        "her",
+        "its",
+        "their",
+        "let",
+        "hey",
+        "hi",
+        "hello",
+        "actually",
+        "honestly",
+    ]
 )
 _DEMONYMS = frozenset(
-    "american british english irish scottish welsh canadian mexican brazilian argentinian chilean colombian "
-    "peruvian spanish portuguese french german dutch belgian swiss austrian italian greek polish czech slovak "
-    "hungarian romanian bulgarian serbian croatian ukrainian russian turkish swedish norwegian danish finnish "
-    "icelandic estonian latvian lithuanian indian pakistani chinese japanese korean vietnamese thai filipino "
-    "indonesian malaysian australian egyptian nigerian kenyan moroccan israeli iranian jewish muslim christian "
-    "catholic fine good back done sorry here ready home new sure tired okay free busy".split()
+    [
+        "american",
+        "british",
+        "english",
+        "irish",
+        "scottish",
+        "welsh",
+        "canadian",
+        "mexican",
+        "brazilian",
+        "argentinian",
+        "chilean",
+        "colombian",
+        "peruvian",
+        "spanish",
+        "portuguese",
+        "french",
+        "german",
+        "dutch",
+        "belgian",
+        "swiss",
+        "austrian",
+        "italian",
+        "greek",
+        "polish",
+        "czech",
+        "slovak",
+        "hungarian",
+        "romanian",
+        "bulgarian",
+        "serbian",
+        "croatian",
+        "ukrainian",
+        "russian",
+        "turkish",
+        "swedish",
+        "norwegian",
+        "danish",
+        "finnish",
+        "icelandic",
+        "estonian",
+        "latvian",
+        "lithuanian",
+        "indian",
+        "pakistani",
+        "chinese",
+        "japanese",
+        "korean",
+        "vietnamese",
+        "thai",
+        "filipino",
+        "indonesian",
+        "malaysian",
+        "australian",
+        "egyptian",
+        "nigerian",
+        "kenyan",
+        "moroccan",
+        "israeli",
+        "iranian",
+        "jewish",
+        "muslim",
+        "christian",
+        "catholic",
+        "fine",
+        "good",
+        "back",
+        "done",
+        "sorry",
+        "here",
+        "ready",
+        "home",
+        "new",
+        "sure",
+        "tired",
+        "okay",
+        "free",
+        "busy",
+    ]
 )
-_NOT_DEMONYMS = frozenset("fine good back done sorry here ready home new sure tired okay free busy".split())
-
+_NOT_DEMONYMS = frozenset(
+    ["fine", "good", "back", "done", "sorry", "here", "ready", "home", "new", "sure", "tired", "okay", "free", "busy"]
+)
 
 
 def _fact_text(statement: str) -> str:
@@ -46,18 +193,27 @@ def _user_text(kind: str, statement: str) -> str:
 
 # --- profile --------------------------------------------------------------------------------------------------
 
-_CALL_ME = re.compile(rf"^(?:call\s+me|my\s+name{APOS}s|my\s+name\s+is\s+spelled|this\s+is|I{APOS}?m|I\s+am|it{APOS}s)\s+(?P<name>{NAME})"
-                      rf"(?:\s*,|\s+from\b|\s+here\b|\s+and\b|\s*$|\s+(?:not|everyone)\b)", _I)
-_MOVED = re.compile(rf"^I\s+(?:just\s+|recently\s+|have\s+|{APOS}ve\s+)?(?:moved|relocated)\s+to\s+"
-                    rf"(?P<place>{NAMES})", _I)
+_CALL_ME = re.compile(
+    rf"^(?:call\s+me|my\s+name{APOS}s|my\s+name\s+is\s+spelled|this\s+is|I{APOS}?m|I\s+am|it{APOS}s)\s+(?P<name>{NAME})"
+    rf"(?:\s*,|\s+from\b|\s+here\b|\s+and\b|\s*$|\s+(?:not|everyone)\b)",
+    _I,
+)
+_MOVED = re.compile(
+    rf"^I\s+(?:just\s+|recently\s+|have\s+|{APOS}ve\s+)?(?:moved|relocated)\s+to\s+"
+    rf"(?P<place>{NAMES})",
+    _I,
+)
 _EMPLOYED = re.compile(
     rf"^I(?:{APOS}m|\s+am|\s+was|m)?\s+(?:now\s+|currently\s+)?(?:employed\s+by|joined|at|working\s+at|with)\s+"
     rf"(?P<org>(?-i:[A-Z][\w&.-]*)(?:\s+(?-i:[A-Z][\w&.-]*))*)(?P<rest>.*)$",
     _I,
 )
 _AS_ROLE = re.compile(r"\bas\s+(?P<art>an?\s+)(?P<role>[\w\s-]{2,40}?)(?:\s+(?:in|since|for)\b.*)?$", _I)
-_RUN_TEAM = re.compile(r"^I\s+(?:run|lead|head|manage|work\s+on|am\s+on|" + APOS + r"m\s+on)\s+(?P<rest>(?:the\s+)?"
-                       r"[\w\s-]{1,30}?\s+(?:team|squad|group|department|rotation)\b.*)$", _I)
+_RUN_TEAM = re.compile(
+    r"^I\s+(?:run|lead|head|manage|work\s+on|am\s+on|" + APOS + r"m\s+on)\s+(?P<rest>(?:the\s+)?"
+    r"[\w\s-]{1,30}?\s+(?:team|squad|group|department|rotation)\b.*)$",
+    _I,
+)
 _TEACH = re.compile(r"^I\s+(?:teach|study|studied|lecture\s+in)\s+(?P<rest>\S.*)$", _I)
 _TRAIT = re.compile(
     rf"^I(?:{APOS}m|\s+am|m)\s+(?P<rest>(?:a\s+)?(?:vegetarian|vegan|pescatarian|colou?rblind|left-handed|"
@@ -86,8 +242,11 @@ _EXPERIENCE = re.compile(
 
 _FROM_TEAM = re.compile(r"\bfrom\s+(?P<team>the\s+[\w\s-]{1,30}?\s+(?:team|squad|group|department))\b", _I)
 _DEMONYM = re.compile(rf"^I(?:{APOS}m|\s+am|m)\s+(?P<who>[A-Za-z]+)$", _I)
-_FIRST_LANGUAGE = re.compile(r"^(?P<lang>[A-Z][a-z]+)\s+(?:is|isn" + APOS + r"t|is\s+not)\s+my\s+(?:first|native|"
-                             r"mother)\s+(?:language|tongue)\b", _I)
+_FIRST_LANGUAGE = re.compile(
+    r"^(?P<lang>[A-Z][a-z]+)\s+(?:is|isn" + APOS + r"t|is\s+not)\s+my\s+(?:first|native|"
+    r"mother)\s+(?:language|tongue)\b",
+    _I,
+)
 
 
 def profile(clause: str) -> list[tuple[str | None, str]]:
@@ -145,15 +304,24 @@ _THIRD = re.compile(
     _I,
 )
 _MY_X_IS = re.compile(rf"^(?:our|my)\s+(?:[\w-]+\s+){{0,2}}?(?P<what>[\w-]+)\s+(?:is|are)\s+(?P<rest>{NAMES}\b.*)$", _I)
-_SENSITIVE = re.compile(r"\b(?:password|passcode|pin|email|e-mail|phone|address|account\s+(?:number|no|id)|card|ssn|"
-                        r"salary|iban|"
-                        r"login|token|key|secret)\b", _I)
+_SENSITIVE = re.compile(
+    r"\b(?:password|passcode|pin|email|e-mail|phone|address|account\s+(?:number|no|id)|card|ssn|"
+    r"salary|iban|"
+    r"login|token|key|secret)\b",
+    _I,
+)
 
 
-_CORRECTED = re.compile(r"^(?:I\s+meant|(?:the|our|my)\s+[\w\s-]{1,30}?\s+(?:is|are|runs|uses|has|costs|was)|"
-                        r"it(?:" + APOS + r"s|\s+is))\s+(?P<right>[^,]+?),\s+not\s+(?P<wrong>[^,]+)$", _I)
-_WE_ARE = re.compile(rf"^we(?:{APOS}re|\s+are)\s+(?:a|an)\s+(?:[\w-]+\s+){{0,2}}?(?:team|company|startup|agency|group|"
-                     rf"shop|studio|nonprofit|consultancy)\b", _I)
+_CORRECTED = re.compile(
+    r"^(?:I\s+meant|(?:the|our|my)\s+[\w\s-]{1,30}?\s+(?:is|are|runs|uses|has|costs|was)|"
+    r"it(?:" + APOS + r"s|\s+is))\s+(?P<right>[^,]+?),\s+not\s+(?P<wrong>[^,]+)$",
+    _I,
+)
+_WE_ARE = re.compile(
+    rf"^we(?:{APOS}re|\s+are)\s+(?:a|an)\s+(?:[\w-]+\s+){{0,2}}?(?:team|company|startup|agency|group|"
+    rf"shop|studio|nonprofit|consultancy)\b",
+    _I,
+)
 
 
 def third_party(clause: str) -> str | None:
@@ -174,8 +342,11 @@ def third_party(clause: str) -> str | None:
     if not m.group("rest").strip() or re.match(r"^\s*(?:it|this|that)\b", m.group("rest"), _I):
         return None
     if len(subject.split()) == 1 and re.match(
-            rf"^\s+(?:is|are)\s+(?:such|so|very|really|pretty|super|too|always|just|amazing|awesome|important|great|"
-            rf"fun|hard|tough|the\s+best|a\s+great|one\s+of|(?:my|our)\s+(?!{RELATIVE}\b))", clause[len(subject):], _I):
+        rf"^\s+(?:is|are)\s+(?:such|so|very|really|pretty|super|too|always|just|amazing|awesome|important|great|"
+        rf"fun|hard|tough|the\s+best|a\s+great|one\s+of|(?:my|our)\s+(?!{RELATIVE}\b))",
+        clause[len(subject) :],
+        _I,
+    ):
         return None  # "Dance is my stress fix", "Food is such a pleasure": a capitalised noun, not a person
     if first == "the" and not re.search(r"\b(?:team|client|vendor|customer|partner)", subject, _I):
         return None

@@ -102,25 +102,142 @@ _THE_PHRASE = re.compile(rf"the (?P<name>(?!(?:{_PHRASE_STOP})\b)[A-Za-z0-9][\w-
                          r"[A-Za-z0-9][\w-]*){0,3})(?![\w'’-])")
 # A lone noun after "the" that names no particular thing: "Alice leads the team" is not a graph entity.
 _GENERIC = frozenset(
-    "team project company group org organisation organization department product meeting call way charge "
-    "effort work room show process thing things rest others problem mistake issue bug decision outcome situation "
-    "conversation discussion fix budget".split()
+    [
+        "team",
+        "project",
+        "company",
+        "group",
+        "org",
+        "organisation",
+        "organization",
+        "department",
+        "product",
+        "meeting",
+        "call",
+        "way",
+        "charge",
+        "effort",
+        "work",
+        "room",
+        "show",
+        "process",
+        "thing",
+        "things",
+        "rest",
+        "others",
+        "problem",
+        "mistake",
+        "issue",
+        "bug",
+        "decision",
+        "outcome",
+        "situation",
+        "conversation",
+        "discussion",
+        "fix",
+        "budget",
+    ]
 )
-TEAM_WORDS = frozenset("team squad group guild department crew chapter tribe division unit org".split())
+TEAM_WORDS = frozenset(
+    ["team", "squad", "group", "guild", "department", "crew", "chapter", "tribe", "division", "unit", "org"]
+)
 # Capitalised one-word subjects that are departments, not people ("Security owns the vault").
 _DEPARTMENTS = frozenset(
-    "security finance legal marketing sales engineering ops operations support hr it product design platform "
-    "infra infrastructure data qa devops research management leadership compliance procurement".split()
+    [
+        "security",
+        "finance",
+        "legal",
+        "marketing",
+        "sales",
+        "engineering",
+        "ops",
+        "operations",
+        "support",
+        "hr",
+        "it",
+        "product",
+        "design",
+        "platform",
+        "infra",
+        "infrastructure",
+        "data",
+        "qa",
+        "devops",
+        "research",
+        "management",
+        "leadership",
+        "compliance",
+        "procurement",
+    ]
 )
 # Capitalised words that start a sentence without naming anyone.
 _NOT_A_NAME = frozenset(
-    "the a an this that these those it its he she they we you my our your his her their who which what "
-    "everyone everybody someone somebody nobody anyone anybody each every no one there here also then now "
-    "currently actually today still just only so and but or yes ok okay honestly basically apparently "
-    "usually sometimes obviously".split()
+    [
+        "the",
+        "a",
+        "an",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "he",
+        "she",
+        "they",
+        "we",
+        "you",
+        "my",
+        "our",
+        "your",
+        "his",
+        "her",
+        "their",
+        "who",
+        "which",
+        "what",
+        "everyone",
+        "everybody",
+        "someone",
+        "somebody",
+        "nobody",
+        "anyone",
+        "anybody",
+        "each",
+        "every",
+        "no",
+        "one",
+        "there",
+        "here",
+        "also",
+        "then",
+        "now",
+        "currently",
+        "actually",
+        "today",
+        "still",
+        "just",
+        "only",
+        "so",
+        "and",
+        "but",
+        "or",
+        "yes",
+        "ok",
+        "okay",
+        "honestly",
+        "basically",
+        "apparently",
+        "usually",
+        "sometimes",
+        "obviously",
+    ]
 )
-_PRONOUN = re.compile(rf"\b(?:I|me|my|mine|we|us|our|ours|you|your|yours|he|him|his|she|her|they|them|their|"
-                      rf"it|its|I{APOS}\w+)\b", _I)
+_PRONOUN = re.compile(
+    rf"\b(?:I|me|my|mine|we|us|our|ours|you|your|yours|he|him|his|she|her|they|them|their|"
+    rf"it|its|I{APOS}\w+)\b",
+    _I,
+)
 
 # An innocuous tail after the object: a qualifier that does not change whether the triple holds now.
 _SAFE_TAIL = re.compile(
@@ -150,7 +267,7 @@ def tail_ok(tail: str) -> bool:
 def _proper_object(rest: str, kind: str | None) -> Entity | None:
     """The capitalised name ``rest`` starts with (after an optional "the"), when the tail is innocuous."""
     m = _PROPER.match(rest)
-    if m is None or not tail_ok(rest[m.end():]):
+    if m is None or not tail_ok(rest[m.end() :]):
         return None
     return Entity(m.group("name"), kind)
 
@@ -172,7 +289,7 @@ def object_phrase(rest: str, *, person: bool = False) -> Entity | None:
         if m is None or m.group("name").lower() in _GENERIC or _PRONOUN.search(m.group("name")):
             return None
         kind = _kind_of_group(m.group("name"), None)
-    if not tail_ok(rest[m.end():]):
+    if not tail_ok(rest[m.end() :]):
         return None
     return Entity(m.group("name"), kind)
 
@@ -205,13 +322,67 @@ def home_relations(rest: str) -> tuple[Relation, ...]:
 
 
 ROLE_NOUNS = frozenset(
-    "engineer developer dev programmer designer architect analyst scientist researcher manager lead head "
-    "director founder co-founder cofounder cto ceo cfo coo vp owner maintainer administrator admin sre devops "
-    "consultant contractor freelancer specialist coordinator officer recruiter marketer tester student intern "
-    "teacher professor lecturer instructor tutor postdoc writer editor journalist nurse doctor physician "
-    "lawyer accountant technician operator advocate mentor coach".split()
+    [
+        "engineer",
+        "developer",
+        "dev",
+        "programmer",
+        "designer",
+        "architect",
+        "analyst",
+        "scientist",
+        "researcher",
+        "manager",
+        "lead",
+        "head",
+        "director",
+        "founder",
+        "co-founder",
+        "cofounder",
+        "cto",
+        "ceo",
+        "cfo",
+        "coo",
+        "vp",
+        "owner",
+        "maintainer",
+        "administrator",
+        "admin",
+        "sre",
+        "devops",
+        "consultant",
+        "contractor",
+        "freelancer",
+        "specialist",
+        "coordinator",
+        "officer",
+        "recruiter",
+        "marketer",
+        "tester",
+        "student",
+        "intern",
+        "teacher",
+        "professor",
+        "lecturer",
+        "instructor",
+        "tutor",
+        "postdoc",
+        "writer",
+        "editor",
+        "journalist",
+        "nurse",
+        "doctor",
+        "physician",
+        "lawyer",
+        "accountant",
+        "technician",
+        "operator",
+        "advocate",
+        "mentor",
+        "coach",
+    ]
 )
-_ROLE_PREPOSITIONS = frozenset("on of at for in with".split())
+_ROLE_PREPOSITIONS = frozenset(["on", "of", "at", "for", "in", "with"])
 _ROLE_WORD = re.compile(r"[A-Za-z0-9][\w&+#.-]*")
 
 
@@ -242,12 +413,16 @@ _LEAD_PREDICATES = {
     "report to": "reports to", "reports to": "reports to",
 }  # fmt: skip
 _ADV = r"(?:(?P<adv>now|currently|still)\s+)?"
-_ROLE_OF = (r"(?P<the>the\s+(?:new\s+|current\s+)?(?P<role>lead|head|team\s+lead|tech\s+lead|manager|"
-            r"engineering\s+manager|owner|product\s+owner|maintainer)\s+(?:of|for))")
+_ROLE_OF = (
+    r"(?P<the>the\s+(?:new\s+|current\s+)?(?P<role>lead|head|team\s+lead|tech\s+lead|manager|"
+    r"engineering\s+manager|owner|product\s+owner|maintainer)\s+(?:of|for))"
+)
 # Case-sensitive on purpose: the subject must be capitalised and the verb a lowercase present tense.
 LEAD_PATTERNS = (
-    re.compile(rf"^(?P<subject>{NAME_RUN})\s+{_ADV}(?P<verb>leads|heads|manages|owns|maintains|reports\s+to)"
-               r"\s+(?P<rest>\S.*)$"),
+    re.compile(
+        rf"^(?P<subject>{NAME_RUN})\s+{_ADV}(?P<verb>leads|heads|manages|owns|maintains|reports\s+to)"
+        r"\s+(?P<rest>\S.*)$"
+    ),
     re.compile(rf"^(?P<subject>{NAME_RUN})\s+is\s+{_ADV}{_ROLE_OF}\s+(?P<rest>\S.*)$"),
     re.compile(rf"^I\s+{_ADV}(?P<verb>lead|head|manage|own|maintain|report\s+to)\s+(?P<rest>\S.*)$"),
     re.compile(rf"^I(?:\s+am|{APOS}m)\s+{_ADV}{_ROLE_OF}\s+(?P<rest>\S.*)$"),
@@ -282,6 +457,6 @@ def use_relations(verb: str, rest: str) -> tuple[Relation, ...]:
     elif not verb.endswith("use"):
         return ()
     m = _TECH.match(rest)
-    if m is None or not tail_ok(rest[m.end():]):
+    if m is None or not tail_ok(rest[m.end() :]):
         return ()
     return (Relation(THE_PROJECT, "uses", entity=Entity(m.group("name"), "technology")),)

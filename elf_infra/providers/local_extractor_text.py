@@ -98,7 +98,7 @@ def names_credential(sentence: str) -> bool:
 
 # --- first person -> "the user" ------------------------------------------------------------------------------
 
-_MODALS = frozenset("will would can could should shall must might may did".split())
+_MODALS = frozenset(["will", "would", "can", "could", "should", "shall", "must", "might", "may", "did"])
 _IRREGULAR = {"am": "is", "have": "has", "do": "does", "was": "was", "go": "goes"}
 _CONTRACTIONS = {"m": "is", "ll": "will", "ve": "has", "d": "would"}
 _FIRST_PERSON = re.compile(
@@ -168,8 +168,43 @@ def third_person(text: str, *, user_named: bool = True) -> str:
 
 
 _FUNCTION_WORDS = frozenset(
-    "a an the this that these those it its our we they there all every each some any no one to in on at for "
-    "with by from of and or but as is be".split()
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "our",
+        "we",
+        "they",
+        "there",
+        "all",
+        "every",
+        "each",
+        "some",
+        "any",
+        "no",
+        "one",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "by",
+        "from",
+        "of",
+        "and",
+        "or",
+        "but",
+        "as",
+        "is",
+        "be",
+    ]
 )
 
 
@@ -182,13 +217,71 @@ def lower_first(text: str) -> str:
 # --- keys ---------------------------------------------------------------------------------------------------
 
 _LANGUAGES = frozenset(
-    "Python TypeScript JavaScript Rust Go Golang Java Kotlin Swift Ruby PHP Perl Scala Haskell Elixir Erlang "
-    "Clojure Julia Lua Dart Zig Nim OCaml Fortran COBOL C C++ C# F# SQL Bash".split()
+    [
+        "Python",
+        "TypeScript",
+        "JavaScript",
+        "Rust",
+        "Go",
+        "Golang",
+        "Java",
+        "Kotlin",
+        "Swift",
+        "Ruby",
+        "PHP",
+        "Perl",
+        "Scala",
+        "Haskell",
+        "Elixir",
+        "Erlang",
+        "Clojure",
+        "Julia",
+        "Lua",
+        "Dart",
+        "Zig",
+        "Nim",
+        "OCaml",
+        "Fortran",
+        "COBOL",
+        "C",
+        "C++",
+        "C#",
+        "F#",
+        "SQL",
+        "Bash",
+    ]
 )
 _THEME = re.compile(r"\b(?:dark|light)\s+(?:mode|theme)s?\b", _I)
 _STOPWORDS = _FUNCTION_WORDS | frozenset(
-    "their them they user's user assistant's assistant over than when more most much very really just "
-    "please always you your me my i using use have get".split()
+    [
+        "their",
+        "them",
+        "they",
+        "user's",
+        "user",
+        "assistant's",
+        "assistant",
+        "over",
+        "than",
+        "when",
+        "more",
+        "most",
+        "much",
+        "very",
+        "really",
+        "just",
+        "please",
+        "always",
+        "you",
+        "your",
+        "me",
+        "my",
+        "i",
+        "using",
+        "use",
+        "have",
+        "get",
+    ]
 )
 MAX_KEY_CHARS = 48
 

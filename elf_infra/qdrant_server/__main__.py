@@ -12,8 +12,8 @@ from pathlib import Path
 from types import FrameType
 
 from .app import QDRANT_API_VERSION, QdrantHTTPServer
-from .registry import CollectionRegistry
 from .optimizer import Maintenance, OptimizePolicy
+from .registry import CollectionRegistry
 
 log = logging.getLogger("elf_infra.qdrant_server")
 
@@ -43,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
 
     data_dir = args.data_dir.resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
-    lock = open(data_dir / "server.lock", "w")  # held (and the lock with it) until the process exits
+    # held (and the lock with it) until the process exits
+    lock = open(data_dir / "server.lock", "w")  # noqa: SIM115 - the flock must outlive this function
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

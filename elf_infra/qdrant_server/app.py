@@ -17,8 +17,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from . import endpoints as ep
-from .registry import CollectionRegistry
 from .errors import ApiError
+from .registry import CollectionRegistry
 
 log = logging.getLogger(__name__)
 

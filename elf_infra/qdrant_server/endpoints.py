@@ -8,7 +8,6 @@ from typing import Any
 import qdrant_edge as qe
 
 from . import config as cfg
-from .registry import CollectionRegistry
 from .errors import bad_request, unsupported
 from .filters import build_filter
 from .points import (
@@ -22,6 +21,7 @@ from .points import (
     with_vector,
 )
 from .queries import build_count_request, build_query_request, build_scroll_request
+from .registry import CollectionRegistry
 
 _UPDATE_MODES = {"upsert": qe.UpdateMode.Upsert, "insert_only": qe.UpdateMode.InsertOnly,
                  "update_only": qe.UpdateMode.UpdateOnly}

@@ -100,7 +100,8 @@ class Maintenance(threading.Thread):
         shadow = coll.begin_shadow()
         if shadow is None:
             return
-        stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+        # kept with the job (closed when it is reaped), so no context manager
+        stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115 - outlives this call
         proc = subprocess.Popen(
             [sys.executable, "-m", "elf_infra.qdrant_server.optimize_worker", str(shadow)],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, text=True,

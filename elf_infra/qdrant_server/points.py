@@ -100,7 +100,7 @@ def points_from_batch(batch: Any) -> list[qe.Point]:
         rows = [{name: _named_vector(name, column[i]) for name, column in vectors.items()} for i in range(len(ids))]
     else:
         raise bad_request("`vectors` must be a list or an object of named vector lists")
-    return [qe.Point(pid, vec, _payload(pl)) for pid, vec, pl in zip(ids, rows, payloads)]
+    return [qe.Point(pid, vec, _payload(pl)) for pid, vec, pl in zip(ids, rows, payloads, strict=False)]
 
 
 def with_payload(value: Any, default: bool) -> bool | qe.PayloadSelector:

@@ -139,7 +139,10 @@ class PostgresComponent:
             self._ensure_database()
             return f"already running at {self.host}:{self.port}"
         if port_open(self.host, self.port):
-            raise StackError(f"postgres: {self.host}:{self.port} is taken by another process; stop it or change storage.postgres.dsn")
+            raise StackError(
+                f"postgres: {self.host}:{self.port} is taken by another process; "
+                "stop it or change storage.postgres.dsn"
+            )
         if not (self.pgdata / "PG_VERSION").exists():
             self._initdb(bindir)
         # TCP only: no Unix-domain socket. Its path would sit under data_dir, and Postgres refuses a socket path
@@ -149,7 +152,19 @@ class PostgresComponent:
         # A new session keeps the server out of the caller's process group (Ctrl-C in `make run` must not
         # reach it: `make run` stops it in order with `elf-stack down`).
         r = self._run(
-            [str(bindir / "pg_ctl"), "-D", str(self.pgdata), "-l", str(self.logfile), "-w", "-t", "60", "-o", opts, "start"],
+            [
+                str(bindir / "pg_ctl"),
+                "-D",
+                str(self.pgdata),
+                "-l",
+                str(self.logfile),
+                "-w",
+                "-t",
+                "60",
+                "-o",
+                opts,
+                "start",
+            ],
             start_new_session=True,
         )
         if r.returncode != 0:
@@ -161,8 +176,13 @@ class PostgresComponent:
 
     def _ensure_database(self) -> None:
         with psycopg.connect(
-            host=self.host, port=self.port, user=self.user, password=self.password, dbname="postgres",
-            autocommit=True, connect_timeout=10,
+            host=self.host,
+            port=self.port,
+            user=self.user,
+            password=self.password,
+            dbname="postgres",
+            autocommit=True,
+            connect_timeout=10,
         ) as conn:
             exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (self.database,)).fetchone()
             if not exists:

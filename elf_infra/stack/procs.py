@@ -6,8 +6,8 @@ import os
 import signal
 import socket
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 
 class StackError(Exception):

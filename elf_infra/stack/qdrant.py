@@ -42,13 +42,27 @@ class QdrantComponent:
         if read_pidfile(self.pidfile) and self._answers():
             return f"already running at {self.url}"
         if port_open(self.host, self.port):
-            raise StackError(f"qdrant: {self.host}:{self.port} is taken by another process; stop it or change storage.qdrant.url")
+            raise StackError(
+                f"qdrant: {self.host}:{self.port} is taken by another process; stop it or change storage.qdrant.url"
+            )
         self.dir.mkdir(parents=True, exist_ok=True)
         with open(self.logfile, "ab") as log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "elf_infra.qdrant_server", "--host", self.host, "--port", str(self.port),
-                 "--data-dir", str(self.dir)],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "elf_infra.qdrant_server",
+                    "--host",
+                    self.host,
+                    "--port",
+                    str(self.port),
+                    "--data-dir",
+                    str(self.dir),
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         self.pidfile.write_text(str(proc.pid))
         if not wait_until(lambda: self._answers() or proc.poll() is not None, 30) or proc.poll() is not None:

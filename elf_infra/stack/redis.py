@@ -35,21 +35,43 @@ class RedisComponent:
         if read_pidfile(self.pidfile) and port_open(self.host, self.port):
             return f"already running at {self.host}:{self.port}"
         if port_open(self.host, self.port):
-            raise StackError(f"redis: {self.host}:{self.port} is taken by another process; stop it or change worker.broker_url")
-        exe = shutil.which("redis-server") or ("/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None)
+            raise StackError(
+                f"redis: {self.host}:{self.port} is taken by another process; stop it or change worker.broker_url"
+            )
+        exe = shutil.which("redis-server") or (
+            "/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None
+        )
         if exe is None:
             raise StackError("redis: redis-server not found; run `make install` (installs Debian's redis-server)")
         self.dir.mkdir(parents=True, exist_ok=True)
         args = [
-            exe, "--bind", self.host, "--port", str(self.port), "--save", "", "--appendonly", "no",
-            "--daemonize", "yes", "--pidfile", str(self.pidfile), "--logfile", str(self.logfile),
-            "--dir", str(self.dir), "--protected-mode", "no",
+            exe,
+            "--bind",
+            self.host,
+            "--port",
+            str(self.port),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "yes",
+            "--pidfile",
+            str(self.pidfile),
+            "--logfile",
+            str(self.logfile),
+            "--dir",
+            str(self.dir),
+            "--protected-mode",
+            "no",
         ]
         if self.password:
             args += ["--requirepass", self.password]
         subprocess.run(args, check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if not wait_until(lambda: port_open(self.host, self.port), 10):
-            raise StackError(f"redis did not start at {self.host}:{self.port}; log {self.logfile}:\n{tail(self.logfile)}")
+            raise StackError(
+                f"redis did not start at {self.host}:{self.port}; log {self.logfile}:\n{tail(self.logfile)}"
+            )
         return f"started at {self.host}:{self.port}"
 
     def down(self) -> str:

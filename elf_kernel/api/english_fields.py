@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from elf_kernel.errors import NonEnglishInput
-
 from elf_domain.english_gate import FieldKind, collect_non_english, source_ref_fields, walk_strings
+from elf_kernel.errors import NonEnglishInput
 
 NATURAL, IDENTIFIER = FieldKind.NATURAL, FieldKind.IDENTIFIER
 

@@ -8,7 +8,7 @@ renders the same JSON (tests/kernel/test_fast_output.py compares them) in a frac
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import timezone
+from datetime import UTC
 from typing import Any
 
 from rest_framework import serializers
@@ -19,7 +19,7 @@ def _datetime(value) -> str:
     # taken as already rendered (as DRF does).
     if isinstance(value, str):
         return value
-    text = value.astimezone(timezone.utc).isoformat()
+    text = value.astimezone(UTC).isoformat()
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 MAX_REQUEST_ID_CHARS = 128
 MAX_FIELD_CHARS = 128
 CONTEXT_FIELDS = ("request_id", "tenant_id", "project_id", "agent_id")
-_PRINTABLE_ASCII = re.compile(r"[\x20-\x7e]{1,%d}" % MAX_REQUEST_ID_CHARS)
+_PRINTABLE_ASCII = re.compile(rf"[\x20-\x7e]{{1,{MAX_REQUEST_ID_CHARS}}}")
 
 _fields: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("elf_log_fields", default=None)
 

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.urls import Resolver404, resolve
 
 from elf_domain.context_headers import AGENT, PROJECT, TENANT
+
 from ..auth import matched_key
 from ..listener import ADMIN_URLCONF, PUBLIC_URLCONF
 from . import log_context

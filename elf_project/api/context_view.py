@@ -12,7 +12,6 @@ from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
 from elf_kernel.context import context_from_request
 
 
-
 class ContextView(APIView):
     @extend_schema(
         summary="Echo the validated context headers",

@@ -39,9 +39,8 @@ def main(argv: list[str]) -> int:
         print(f"manage.py: -c/--config is required\n{USAGE}", file=sys.stderr)
         return 2
     cfg = bootstrap(config)
-    if rest and rest[0] not in NO_STORAGE_COMMANDS:
-        if prepare(cfg, prog="manage.py", migrate=True, index=False):
-            return 1
+    if rest and rest[0] not in NO_STORAGE_COMMANDS and prepare(cfg, prog="manage.py", migrate=True, index=False):
+        return 1
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(["manage.py", *rest])

@@ -7,14 +7,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from elf_config import ElfConfig, load_or_exit
 from elf_infra.stack import backup
 from elf_infra.stack.postgres import PostgresComponent
 from elf_infra.stack.procs import StackError
 from elf_infra.stack.qdrant import QdrantComponent
 from elf_infra.stack.redis import RedisComponent
-
-from elf_config import ElfConfig
-from elf_config import load_or_exit
 
 
 def components(cfg: ElfConfig) -> list:

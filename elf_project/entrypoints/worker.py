@@ -90,7 +90,9 @@ def main(argv: list[str] | None = None) -> int:
     worker.start()
     code = worker.exitcode or 0
     if code and not asked_to_stop and time.monotonic() - started >= RESTART_AFTER_S:
-        logging.getLogger("elf.worker").error("elf-worker stopped on an unrecoverable error (exit %s); restarting", code)
+        logging.getLogger("elf.worker").error(
+            "elf-worker stopped on an unrecoverable error (exit %s); restarting", code
+        )
         os.execv(sys.executable, sys.orig_argv)
     return code
 

@@ -20,8 +20,7 @@ its other structured fields.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
-from datetime import timezone as dt_timezone
+from datetime import UTC, datetime, timedelta
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -83,7 +82,7 @@ def _when(value) -> datetime | None:
     if value is None:
         return None
     when = value if isinstance(value, datetime) else datetime.fromisoformat(value)
-    return when if when.tzinfo is not None else when.replace(tzinfo=dt_timezone.utc)
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def record_relation(event: NoteWritten, relation: dict) -> tuple[GraphFact | None, str | None]:
@@ -110,7 +109,11 @@ def record_relation(event: NoteWritten, relation: dict) -> tuple[GraphFact | Non
     fact = _equivalent_fact(note, subject, predicate, obj, target.get("value"), valid_from, valid_to)
     if fact is None:
         fact = _insert_fact(note, subject, predicate, obj, target.get("value"), valid_from, valid_to)
-        if valid_to is None and predicate.status == PredicateStatus.ACTIVE and predicate.cardinality == Cardinality.SINGLE:
+        if (
+            valid_to is None
+            and predicate.status == PredicateStatus.ACTIVE
+            and predicate.cardinality == Cardinality.SINGLE
+        ):
             _supersede(fact, event)
     _add_evidence(fact, note.note_id)
     return fact, None
@@ -119,7 +122,9 @@ def record_relation(event: NoteWritten, relation: dict) -> tuple[GraphFact | Non
 def _lock_subject_predicate(tenant_id: str, project_id: str, subject: GraphEntity, predicate: GraphPredicate) -> None:
     """Serialise writers of one (subject, predicate) until commit, so two notes cannot both leave an open
     fact of a single-valued predicate."""
-    advisory_xact_lock(FACT_LOCK_CLASS, f"{tenant_id}\x1f{project_id}\x1f{subject.entity_id}\x1f{predicate.predicate_id}")
+    advisory_xact_lock(
+        FACT_LOCK_CLASS, f"{tenant_id}\x1f{project_id}\x1f{subject.entity_id}\x1f{predicate.predicate_id}"
+    )
 
 
 def _same_object(obj: GraphEntity | None, value: str | None) -> Q:
@@ -130,8 +135,13 @@ def _equivalent_fact(note, subject, predicate, obj, value, valid_from, valid_to)
     """An open relation is the open fact with the same object; a closed one, the fact with the same window.
     An agent_private fact is its agent's: another agent's private note stating the same is another fact."""
     same = GraphFact.objects.filter(
-        _same_object(obj, value), tenant_id=note.tenant_id, project_id=note.project_id, scope=note.scope,
-        subject_entity=subject, predicate_ref=predicate)
+        _same_object(obj, value),
+        tenant_id=note.tenant_id,
+        project_id=note.project_id,
+        scope=note.scope,
+        subject_entity=subject,
+        predicate_ref=predicate,
+    )
     if note.scope == Scope.AGENT_PRIVATE:
         same = same.filter(agent_id=note.agent_id)
     if valid_to is None:
@@ -143,9 +153,18 @@ def _insert_fact(note, subject, predicate, obj, value, valid_from, valid_to) -> 
     try:
         with transaction.atomic():  # a savepoint: the open-fact unique index may say it exists already
             return GraphFact.objects.create(
-                tenant_id=note.tenant_id, project_id=note.project_id, agent_id=note.agent_id, scope=note.scope,
-                subject_entity=subject, predicate=predicate.canonical, predicate_ref=predicate, object_entity=obj,
-                object_value=None if obj is not None else value, valid_from=valid_from, valid_to=valid_to)
+                tenant_id=note.tenant_id,
+                project_id=note.project_id,
+                agent_id=note.agent_id,
+                scope=note.scope,
+                subject_entity=subject,
+                predicate=predicate.canonical,
+                predicate_ref=predicate,
+                object_entity=obj,
+                object_value=None if obj is not None else value,
+                valid_from=valid_from,
+                valid_to=valid_to,
+            )
     except IntegrityError:
         existing = _equivalent_fact(note, subject, predicate, obj, value, valid_from, valid_to)
         if existing is None:
@@ -159,10 +178,19 @@ def _supersede(new: GraphFact, event: NoteWritten) -> None:
     fact ends where the new one starts; one that starts later stays current and closes the new fact instead
     (the later statement wins in time, whatever order the notes arrived in)."""
     note_id = event.note.note_id
-    candidates = list(GraphFact.objects.select_for_update().filter(
-        tenant_id=new.tenant_id, project_id=new.project_id, scope=new.scope, subject_entity_id=new.subject_entity_id,
-        predicate_ref_id=new.predicate_ref_id, valid_to__isnull=True).exclude(fact_id=new.fact_id)
-        .order_by("valid_from", "fact_id"))
+    candidates = list(
+        GraphFact.objects.select_for_update()
+        .filter(
+            tenant_id=new.tenant_id,
+            project_id=new.project_id,
+            scope=new.scope,
+            subject_entity_id=new.subject_entity_id,
+            predicate_ref_id=new.predicate_ref_id,
+            valid_to__isnull=True,
+        )
+        .exclude(fact_id=new.fact_id)
+        .order_by("valid_from", "fact_id")
+    )
     reach = evidence_reach(event.ctx, [f.fact_id for f in candidates])
     others = [f for f in candidates if f.fact_id in reach and may_supersede(scope=new.scope, older=reach[f.fact_id])]
     now = timezone.now()
@@ -173,9 +201,14 @@ def _supersede(new: GraphFact, event: NoteWritten) -> None:
             closed, by, at = new, old, old.valid_from
         GraphFact.objects.filter(fact_id=closed.fact_id).update(valid_to=at, updated_at=now)
         closed.valid_to = at
-        GraphFactSupersession.objects.create(tenant_id=new.tenant_id, project_id=new.project_id,
-                                             from_fact_id=closed.fact_id, to_fact_id=by.fact_id, note_id=note_id,
-                                             effective_at=at)
+        GraphFactSupersession.objects.create(
+            tenant_id=new.tenant_id,
+            project_id=new.project_id,
+            from_fact_id=closed.fact_id,
+            to_fact_id=by.fact_id,
+            note_id=note_id,
+            effective_at=at,
+        )
         if closed is new:
             break  # the new fact is closed: it supersedes nothing else
 

@@ -58,20 +58,38 @@ class ProfileUsedSerializer(serializers.Serializer):
 
 
 class EventIngestResponseSerializer(serializers.Serializer):
-    ingestion_profile = ProfileUsedSerializer(help_text="the profile actually used (request, project default or built-in)")
+    ingestion_profile = ProfileUsedSerializer(
+        help_text="the profile actually used (request, project default or built-in)"
+    )
     dry_run = serializers.BooleanField()
     extracted = serializers.JSONField()
     results = EventResultSerializer(many=True)
 
 
 class EventsIngestView(APIView):
-    @extend_schema(summary="add_event: one extractor call, verbatim evidence for every kept note", operation_id="elf_events_ingest",
-                   parameters=CONTEXT_HEADERS, request=EventIngestSerializer,
-                   responses={200: EventIngestResponseSerializer, **EVENT_ERRORS})
+    @extend_schema(
+        summary="add_event: one extractor call, verbatim evidence for every kept note",
+        operation_id="elf_events_ingest",
+        parameters=CONTEXT_HEADERS,
+        request=EventIngestSerializer,
+        responses={200: EventIngestResponseSerializer, **EVENT_ERRORS},
+    )
     def post(self, request):
         ctx = context_from_request(request)
         data = validated(EventIngestSerializer, request.data)
-        outcome = add_event(cfg=get_config(), ctx=ctx, scope=data.get("scope"), messages=data["messages"],
-                            dry_run=data["dry_run"], ingestion_profile=data.get("ingestion_profile"))
-        return Response({"ingestion_profile": outcome.profile, "extracted": outcome.extracted,
-                         "results": outcome.results, "dry_run": data["dry_run"]})
+        outcome = add_event(
+            cfg=get_config(),
+            ctx=ctx,
+            scope=data.get("scope"),
+            messages=data["messages"],
+            dry_run=data["dry_run"],
+            ingestion_profile=data.get("ingestion_profile"),
+        )
+        return Response(
+            {
+                "ingestion_profile": outcome.profile,
+                "extracted": outcome.extracted,
+                "results": outcome.results,
+                "dry_run": data["dry_run"],
+            }
+        )

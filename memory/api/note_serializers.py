@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from datetime import timezone as dt_timezone
+from datetime import UTC, datetime
 
 from rest_framework import serializers
 
@@ -16,7 +15,6 @@ from elf_kernel.api.schema_docs import error_responses
 from elf_kernel.api.strict import StrictSerializer
 
 from ..domain.note_context import MAX_CONTEXT_CHARS
-
 
 # Error statuses of the operations that change one owned note, beyond ERROR_RESPONSES.
 NOTE_CHANGE_ERRORS = error_responses({409: "The note is not active (NOTE_NOT_ACTIVE)"})
@@ -80,15 +78,24 @@ class NoteInSerializer(StrictSerializer):
     structured = StructuredSerializer(allow_null=True, required=False)
     source_ref = JSONObjectField(max_bytes=MAX_SOURCE_REF_BYTES, required=False,
                                  help_text="Opaque JSON object, stored and returned as is.")
-    write_policy = serializers.JSONField(required=False, help_text="supplement section 5: applied to text before the gates")
+    write_policy = serializers.JSONField(
+        required=False, help_text="supplement section 5: applied to text before the gates"
+    )
     context = serializers.CharField(
-        required=False, allow_blank=True, trim_whitespace=False,
-        help_text=f"Optional, at most {MAX_CONTEXT_CHARS} characters: embedded with the text (not part of it), e.g. the "
-                  "conversation turns around a turn stored as a note. Judged like the text (English, no secret).")
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text=f"Optional, at most {MAX_CONTEXT_CHARS} characters: embedded with the text (not part of it), "
+        "e.g. the "
+        "conversation turns around a turn stored as a note. Judged like the text (English, no secret).",
+    )
     observed_at = serializers.DateTimeField(
-        required=False, allow_null=True, default_timezone=dt_timezone.utc,
+        required=False,
+        allow_null=True,
+        default_timezone=UTC,
         help_text="Optional RFC 3339 time the statement was made (e.g. its conversation session); a time without "
-                  "an offset is UTC. A search whose query names a date also looks among the notes observed then.")
+        "an offset is UTC. A search whose query names a date also looks among the notes observed then.",
+    )
 
 
 class IngestNotesSerializer(StrictSerializer):
@@ -107,7 +114,8 @@ class NoteResultSerializer(serializers.Serializer):
     field_path = serializers.CharField(allow_null=True)
     warnings = serializers.ListField(child=serializers.CharField(), required=False)
     write_policy_audits = serializers.JSONField(
-        required=False, help_text="add_note: the audit of the note's write_policy (present only when one was applied)")
+        required=False, help_text="add_note: the audit of the note's write_policy (present only when one was applied)"
+    )
 
 
 class IngestNotesResponseSerializer(serializers.Serializer):
@@ -147,7 +155,9 @@ class PatchNoteSerializer(StrictSerializer):
     text = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
     importance = FractionField(required=False)
     confidence = FractionField(required=False)
-    ttl_days = serializers.IntegerField(required=False, allow_null=True, min_value=-MAX_TTL_DAYS, max_value=MAX_TTL_DAYS)
+    ttl_days = serializers.IntegerField(
+        required=False, allow_null=True, min_value=-MAX_TTL_DAYS, max_value=MAX_TTL_DAYS
+    )
 
 
 class NoteOpResponseSerializer(serializers.Serializer):
@@ -158,9 +168,13 @@ class NoteOpResponseSerializer(serializers.Serializer):
 
 
 class ListNotesQuerySerializer(StrictSerializer):
-    scope = serializers.ChoiceField(choices=["agent_private", "project_shared", "team_shared", "org_shared"], required=False)
+    scope = serializers.ChoiceField(
+        choices=["agent_private", "project_shared", "team_shared", "org_shared"], required=False
+    )
     status = serializers.ChoiceField(choices=["active", "deprecated", "deleted"], required=False, default="active")
-    type = serializers.ChoiceField(choices=["preference", "constraint", "decision", "profile", "fact", "plan"], required=False)
+    type = serializers.ChoiceField(
+        choices=["preference", "constraint", "decision", "profile", "fact", "plan"], required=False
+    )
     limit = serializers.IntegerField(required=False, min_value=1, max_value=200, default=50)
     cursor = serializers.CharField(required=False)
 
@@ -173,7 +187,8 @@ DEPRECATE_OPS = ("DEPRECATE", "NONE")
 
 class DeprecateNoteSerializer(StrictSerializer):
     superseded_by = serializers.UUIDField(
-        required=False, help_text="the active note that replaces this one (recorded in the version row)")
+        required=False, help_text="the active note that replaces this one (recorded in the version row)"
+    )
 
 
 class DeprecateResponseSerializer(serializers.Serializer):

@@ -52,20 +52,30 @@ class NoteDetailView(APIView):
         ctx = context_from_request(request)
         return Response(readable_note(ctx, note_id))
 
-    @extend_schema(summary="Update text, importance, confidence or ttl_days of an owned note", operation_id="elf_notes_patch",
-                   parameters=CONTEXT_HEADERS, request=s.PatchNoteSerializer,
-                   responses={200: s.NoteOpResponseSerializer, **s.NOTE_CHANGE_ERRORS})
+    @extend_schema(
+        summary="Update text, importance, confidence or ttl_days of an owned note",
+        operation_id="elf_notes_patch",
+        parameters=CONTEXT_HEADERS,
+        request=s.PatchNoteSerializer,
+        responses={200: s.NoteOpResponseSerializer, **s.NOTE_CHANGE_ERRORS},
+    )
     def patch(self, request, note_id):
         ctx = context_from_request(request)
         data = validated(s.PatchNoteSerializer, request.data)
         if not data:
             raise InvalidRequest("Nothing to update: give text, importance, confidence or ttl_days.", ["$"])
-        return Response(patch_note(cfg=get_config(), ctx=ctx, note_id=note_id,
-                                   **{name: data[name] for name in PATCHABLE if name in data}))
+        return Response(
+            patch_note(
+                cfg=get_config(), ctx=ctx, note_id=note_id, **{name: data[name] for name in PATCHABLE if name in data}
+            )
+        )
 
-    @extend_schema(summary="Delete an owned note (soft delete; points removed by the worker)", operation_id="elf_notes_delete",
-                   parameters=CONTEXT_HEADERS, responses={200: s.NoteOpResponseSerializer, **ERROR_RESPONSES})
+    @extend_schema(
+        summary="Delete an owned note (soft delete; points removed by the worker)",
+        operation_id="elf_notes_delete",
+        parameters=CONTEXT_HEADERS,
+        responses={200: s.NoteOpResponseSerializer, **ERROR_RESPONSES},
+    )
     def delete(self, request, note_id):
         ctx = context_from_request(request)
         return Response(delete_note(cfg=get_config(), ctx=ctx, note_id=note_id))
-

@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from elf_domain.vocabulary import MEMORY_TYPES
-
 from elf_domain.english_gate import check_identifier, check_natural_language, normalize
 from elf_domain.secrets import contains_secret
 from elf_domain.spaces import scope_writable
+from elf_domain.vocabulary import MEMORY_TYPES
 
 from .note_context import MAX_CONTEXT_CHARS
 

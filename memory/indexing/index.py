@@ -1,6 +1,7 @@
 """The notes collection as this process uses it: a generic collection handle (ensured once per process and
 again after Qdrant answers 404) plus what is about notes: points built from Postgres rows, and the points of
-several notes replaced at once. An operator dropping the collection costs one failed attempt (retried by the outbox), not a stuck
+several notes replaced at once. An operator dropping the collection costs one failed attempt (retried by the outbox),
+not a stuck
 worker, and one extra round trip for a search.
 """
 
@@ -33,8 +34,10 @@ class NotesIndex:
             return
         self.handle.upsert([p for note_points in points.values() for p in note_points])
         stale = [
-            models.Filter(must=note_filter(note_id).must,
-                          must_not=[models.HasIdCondition(has_id=[p.id for p in kept])] if kept else None)
+            models.Filter(
+                must=note_filter(note_id).must,
+                must_not=[models.HasIdCondition(has_id=[p.id for p in kept])] if kept else None,
+            )
             for note_id, kept in points.items()
         ]
         self.handle.delete(models.Filter(should=stale))
@@ -44,8 +47,11 @@ def notes_index(cfg: ElfConfig) -> NotesIndex:
     """This process's notes index for the configured Qdrant url, collection and vector size."""
     q = cfg.storage.qdrant
     dim = q.vector_dim
-    return NotesIndex(collection_handle(q.url, q.collection, lambda client, name: ensure_notes_collection(client, name, dim),
-                                        shape=(dim,)))
+    return NotesIndex(
+        collection_handle(
+            q.url, q.collection, lambda client, name: ensure_notes_collection(client, name, dim), shape=(dim,)
+        )
+    )
 
 
 def chunk_to_point(

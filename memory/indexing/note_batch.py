@@ -77,7 +77,7 @@ def index_notes(*, cfg: ElfConfig, ops: Mapping[uuid.UUID, str]) -> dict[uuid.UU
         points[p.note.note_id] = [
             chunk_to_point(p.note, chunk_id=chunk_id, chunk_index=c.index, start_offset=c.start_offset,
                            end_offset=c.end_offset, text=c.text, dense=p.vectors[c.index], embedding_version=version)
-            for chunk_id, c in zip(p.stored_ids, p.chunks)
+            for chunk_id, c in zip(p.stored_ids, p.chunks, strict=False)
         ]
     notes_index(cfg).replace_notes_points(points)
     return failed

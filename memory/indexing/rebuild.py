@@ -13,12 +13,11 @@ slate.
 
 from __future__ import annotations
 
-
 from django.utils import timezone
 
 from elf_config import ElfConfig
-from elf_kernel.batches import keyset_batches
 from elf_infra.index.rebuild import Progress, RebuildReport, run_rebuild
+from elf_kernel.batches import keyset_batches
 
 from ..models import MemoryNoteChunk, NoteChunkEmbedding, NoteStatus
 from .index import chunk_to_point, notes_index

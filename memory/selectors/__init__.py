@@ -6,9 +6,9 @@ from __future__ import annotations
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
+from elf_domain.spaces import ORG_PROJECT_ID
 from elf_kernel.context import RequestContext
 
-from elf_domain.spaces import ORG_PROJECT_ID
 from ..models import GranteeKind, MemoryNote, MemorySpaceGrant, NoteStatus, Scope
 
 SHARED_SCOPES = (Scope.PROJECT_SHARED, Scope.ORG_SHARED)
@@ -88,6 +88,10 @@ def note_readers(note: MemoryNote) -> list[tuple[str, str]]:
     grants = space_grants(note.tenant_id, note.project_id, note.scope, note.agent_id).filter(
         revoked_at__isnull=True).order_by("grantee_kind", "grantee_agent_id")
     for g in grants:
-        who = f"every agent of {where}" if g.grantee_kind == GranteeKind.PROJECT else f"agent {g.grantee_agent_id} of {where}"
+        who = (
+            f"every agent of {where}"
+            if g.grantee_kind == GranteeKind.PROJECT
+            else f"agent {g.grantee_agent_id} of {where}"
+        )
         readers.append((who, f"{g.grantee_kind} grant by {g.granted_by_agent_id} at {g.granted_at:%Y-%m-%d %H:%M}"))
     return readers

@@ -96,7 +96,7 @@ def add_event(*, cfg: ElfConfig, ctx: RequestContext, scope: str | None, message
         + ([("$.scope", scope, IDENTIFIER)] if scope else []),
     )
     inputs = [EventMessage(role=m["role"], original=m["content"], content=p.text, audit=p.audit, ts=m.get("ts"),
-                           msg_id=m.get("msg_id")) for m, p in zip(messages, policed)]
+                           msg_id=m.get("msg_id")) for m, p in zip(messages, policed, strict=False)]
     # a scope outside scopes.allowed is REJECT_SCOPE_DENIED per note, as in add_note
     profile = resolve_profile(ctx, ingestion_profile)
     return ingest_event(cfg=cfg, ctx=ctx, scope=scope, messages=inputs, dry_run=dry_run, resolved_profile=profile,
@@ -108,10 +108,22 @@ def ingest_event(*, cfg: ElfConfig, ctx: RequestContext, scope: str | None, mess
     if cfg.security.redact_secrets_on_write:  # both sides, so a quote of a secret is an evidence mismatch
         messages = [replace(m, original=redact_secrets(m.original), content=redact_secrets(m.content))
                     for m in messages]
-    extractor = build_profile_extractor(cfg, prompt=resolved_profile.prompt, model=resolved_profile.model,
-                                        temperature=resolved_profile.temperature, timeout_ms=resolved_profile.timeout_ms)
-    payload = [{"role": m.role, "content": m.content, **({"ts": m.ts} if m.ts else {}),
-                **({"msg_id": m.msg_id} if m.msg_id else {})} for m in messages]
+    extractor = build_profile_extractor(
+        cfg,
+        prompt=resolved_profile.prompt,
+        model=resolved_profile.model,
+        temperature=resolved_profile.temperature,
+        timeout_ms=resolved_profile.timeout_ms,
+    )
+    payload = [
+        {
+            "role": m.role,
+            "content": m.content,
+            **({"ts": m.ts} if m.ts else {}),
+            **({"msg_id": m.msg_id} if m.msg_id else {}),
+        }
+        for m in messages
+    ]
     try:
         extracted = extractor.extract(payload)  # exactly one extractor call per request
     except ProviderError as exc:
@@ -140,11 +152,25 @@ def _bind_and_write(cfg, ctx, scope, messages: list[EventMessage], extracted: di
     kept = 0
     for index in range(len(raw_notes) if isinstance(raw_notes, list) else 0):
         path = f"$.extracted.notes[{index}]"
-        base = NoteInput(type="fact", key=None, text="", importance=0.0, confidence=0.0, field_path=path,
-                         decision_extra={"write_policy_audits": audits})
+        base = NoteInput(
+            type="fact",
+            key=None,
+            text="",
+            importance=0.0,
+            confidence=0.0,
+            field_path=path,
+            decision_extra={"write_policy_audits": audits},
+        )
         if index in invalid_at:
-            res = reject_note(cfg=cfg, ctx=ctx, scope=scope or Scope.AGENT_PRIVATE, pipeline=Pipeline.ADD_EVENT,
-                              note=base, reason_code=REJECT_INVALID_CANDIDATE, field_path=path)
+            res = reject_note(
+                cfg=cfg,
+                ctx=ctx,
+                scope=scope or Scope.AGENT_PRIVATE,
+                pipeline=Pipeline.ADD_EVENT,
+                note=base,
+                reason_code=REJECT_INVALID_CANDIDATE,
+                field_path=path,
+            )
             results.append((index, _result(res, invalid_at[index], [])))
             continue
         cand = next(valid)
@@ -152,39 +178,82 @@ def _bind_and_write(cfg, ctx, scope, messages: list[EventMessage], extracted: di
         cited_audits = [audits[i] for i in cited if audits[i]]
         note_scope = _note_scope(cfg, scope, cand.scope_suggestion)
         note = NoteInput(
-            type=cand.type, key=cand.key, text=cand.text, importance=cand.importance, confidence=cand.confidence,
-            ttl_days=cand.ttl_days, structured=cand.structured, field_path=path,
+            type=cand.type,
+            key=cand.key,
+            text=cand.text,
+            importance=cand.importance,
+            confidence=cand.confidence,
+            ttl_days=cand.ttl_days,
+            structured=cand.structured,
+            field_path=path,
             # Until its evidence is bound, a candidate's quotes and reason may carry text a write_policy
             # excluded: the audit keeps only where each quote points and how long it is.
-            decision_extra={"write_policy_audits": audits,
-                            "evidence": [{"message_index": e.message_index, "quote_chars": len(e.quote)}
-                                         for e in cand.evidence]},
+            decision_extra={
+                "write_policy_audits": audits,
+                "evidence": [{"message_index": e.message_index, "quote_chars": len(e.quote)} for e in cand.evidence],
+            },
         )
         if kept >= cfg.memory.max_notes_per_add_event:
-            res = reject_note(cfg=cfg, ctx=ctx, scope=note_scope, pipeline=Pipeline.ADD_EVENT, note=note,
-                              reason_code=REJECT_MAX_NOTES, field_path=path)
+            res = reject_note(
+                cfg=cfg,
+                ctx=ctx,
+                scope=note_scope,
+                pipeline=Pipeline.ADD_EVENT,
+                note=note,
+                reason_code=REJECT_MAX_NOTES,
+                field_path=path,
+            )
             results.append((index, _result(res, cand.reason, cited_audits)))
             continue
         kept += 1
-        reason = check_evidence(list(cand.evidence), transformed=[m.content for m in messages],
-                                originals=[m.original for m in messages], min_quotes=sec.evidence_min_quotes,
-                                max_quotes=sec.evidence_max_quotes, max_quote_chars=sec.evidence_max_quote_chars)
+        reason = check_evidence(
+            list(cand.evidence),
+            transformed=[m.content for m in messages],
+            originals=[m.original for m in messages],
+            min_quotes=sec.evidence_min_quotes,
+            max_quotes=sec.evidence_max_quotes,
+            max_quote_chars=sec.evidence_max_quote_chars,
+        )
         if reason is not None:
-            res = reject_note(cfg=cfg, ctx=ctx, scope=note_scope, pipeline=Pipeline.ADD_EVENT, note=note,
-                              reason_code=reason, field_path=f"{path}.evidence")
+            res = reject_note(
+                cfg=cfg,
+                ctx=ctx,
+                scope=note_scope,
+                pipeline=Pipeline.ADD_EVENT,
+                note=note,
+                reason_code=reason,
+                field_path=f"{path}.evidence",
+            )
             results.append((index, _result(res, cand.reason, cited_audits)))
             continue
         # Evidence is bound: every quote is a substring of the transformed messages, so it is safe to keep, in
         # the note's source_ref and in the decision row.
-        bound = {**note.decision_extra, "reason": cand.reason,
-                 "evidence": [{"message_index": e.message_index, "quote": e.quote} for e in cand.evidence]}
-        to_write.append((index, replace(note, source_ref=_source_ref(cand, messages), decision_extra=bound),
-                         note_scope, cited_audits))
+        bound = {
+            **note.decision_extra,
+            "reason": cand.reason,
+            "evidence": [{"message_index": e.message_index, "quote": e.quote} for e in cand.evidence],
+        }
+        to_write.append(
+            (
+                index,
+                replace(note, source_ref=_source_ref(cand, messages), decision_extra=bound),
+                note_scope,
+                cited_audits,
+            )
+        )
     for note_scope in dict.fromkeys(s for _, _, s, _ in to_write):
         group = [(i, n, a) for i, n, s, a in to_write if s == note_scope]
-        written = ingest_notes(cfg=cfg, ctx=ctx, scope=note_scope, notes=[n for _, n, _ in group], embedder=embedder,
-                               pipeline=Pipeline.ADD_EVENT)
-        results += [(i, _result(res, n.decision_extra["reason"], a)) for (i, n, a), res in zip(group, written)]
+        written = ingest_notes(
+            cfg=cfg,
+            ctx=ctx,
+            scope=note_scope,
+            notes=[n for _, n, _ in group],
+            embedder=embedder,
+            pipeline=Pipeline.ADD_EVENT,
+        )
+        results += [
+            (i, _result(res, n.decision_extra["reason"], a)) for (i, n, a), res in zip(group, written, strict=False)
+        ]
     return [r for _, r in sorted(results, key=lambda pair: pair[0])]
 
 

@@ -12,10 +12,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from elf_config import ElfConfig
+from elf_domain.spaces import AGENT_PRIVATE, SCOPE_SPACES, home_project, scope_of_space, scope_writable
 from elf_kernel.context import RequestContext
 from elf_kernel.errors import ElfError, InvalidRequest, ScopeDenied
-
-from elf_domain.spaces import AGENT_PRIVATE, SCOPE_SPACES, home_project, scope_of_space, scope_writable
 
 from ..indexing.outbox import enqueue
 from ..models import GranteeKind, MemoryNote, NoteStatus, OutboxOp, VersionOp

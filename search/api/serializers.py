@@ -14,11 +14,16 @@ class SearchBodySerializer(StrictSerializer):
     top_k = serializers.IntegerField(required=False, min_value=1, max_value=MAX_TOP_K)
     candidate_k = serializers.IntegerField(required=False, min_value=1, max_value=MAX_CANDIDATE_K)
     filter = serializers.JSONField(required=False, help_text="search_filter_expr/v1 envelope")
-    mode = serializers.ChoiceField(choices=list(SEARCH_MODES), required=False,
-                                   help_text="quick_find (no expansion, no rerank) or planned_search; default from config")
+    mode = serializers.ChoiceField(
+        choices=list(SEARCH_MODES),
+        required=False,
+        help_text="quick_find (no expansion, no rerank) or planned_search; default from config",
+    )
     as_of = serializers.DateTimeField(
-        required=False, help_text="RFC 3339: the search asks about that time, so notes whose graph facts were all "
-        "superseded are not ranked below the others (as with a time phrase in the query); default now")
+        required=False,
+        help_text="RFC 3339: the search asks about that time, so notes whose graph facts were all "
+        "superseded are not ranked below the others (as with a time phrase in the query); default now",
+    )
 
 
 class RawSearchBodySerializer(SearchBodySerializer):
@@ -65,9 +70,11 @@ class SessionNotesBodySerializer(StrictSerializer):
     note_ids = serializers.ListField(child=serializers.UUIDField(), allow_empty=False, max_length=MAX_TOP_K)
     record_hits = serializers.BooleanField(required=False, default=True)
     include_source_excerpts = serializers.BooleanField(
-        required=False, default=False,
+        required=False,
+        default=False,
         help_text="also hydrate each note's document pointer (source_ref resolver elf_doc_ext/v1) as a verified "
-                  "L1 excerpt, under source_excerpt")
+        "L1 excerpt, under source_excerpt",
+    )
 
 
 class SessionNotesResponseSerializer(serializers.Serializer):

@@ -55,9 +55,13 @@ def _session_body(session, items) -> dict:
 
 
 class SearchCreateView(APIView):
-    @extend_schema(summary="Search and open a session (compact note index; never records hits)", operation_id="elf_searches_create",
-                   parameters=CONTEXT_HEADERS + READ_PROFILE_HEADER, request=s.SearchBodySerializer,
-                   responses={200: s.SearchSessionSerializer, **ERROR_RESPONSES})
+    @extend_schema(
+        summary="Search and open a session (compact note index; never records hits)",
+        operation_id="elf_searches_create",
+        parameters=CONTEXT_HEADERS + READ_PROFILE_HEADER,
+        request=s.SearchBodySerializer,
+        responses={200: s.SearchSessionSerializer, **ERROR_RESPONSES},
+    )
     def post(self, request):
         started = time.perf_counter()
         out = _search(request, s.SearchBodySerializer, record_hits=False, open_session=True)
@@ -65,9 +69,12 @@ class SearchCreateView(APIView):
 
 
 class SearchSessionView(APIView):
-    @extend_schema(summary="Read a search session (touch extends its TTL)", operation_id="elf_searches_get", parameters=CONTEXT_HEADERS + [
-        s.SessionQuerySerializer],
-        responses={200: s.SearchSessionSerializer, **ERROR_RESPONSES})
+    @extend_schema(
+        summary="Read a search session (touch extends its TTL)",
+        operation_id="elf_searches_get",
+        parameters=CONTEXT_HEADERS + [s.SessionQuerySerializer],
+        responses={200: s.SearchSessionSerializer, **ERROR_RESPONSES},
+    )
     def get(self, request, search_id):
         ctx = context_from_request(request)
         q = validated(s.SessionQuerySerializer, request.query_params.dict(), "$.query")
@@ -77,43 +84,78 @@ class SearchSessionView(APIView):
 
 
 class SearchTimelineView(APIView):
-    @extend_schema(summary="A search session's items grouped by day", operation_id="elf_searches_timeline", parameters=CONTEXT_HEADERS + [
-        s.TimelineQuerySerializer],
-        responses={200: s.TimelineSerializer, **ERROR_RESPONSES})
+    @extend_schema(
+        summary="A search session's items grouped by day",
+        operation_id="elf_searches_timeline",
+        parameters=CONTEXT_HEADERS + [s.TimelineQuerySerializer],
+        responses={200: s.TimelineSerializer, **ERROR_RESPONSES},
+    )
     def get(self, request, search_id):
         ctx = context_from_request(request)
         q = validated(s.TimelineQuerySerializer, request.query_params.dict(), "$.query")
         session = sessions.get_session(ctx, search_id, touch=True)
-        return Response({"search_id": str(session.search_id), "expires_at": session.expires_at.isoformat(),
-                         "groups": sessions.timeline(sessions.live_items(ctx, session), q["group_by"])})
+        return Response(
+            {
+                "search_id": str(session.search_id),
+                "expires_at": session.expires_at.isoformat(),
+                "groups": sessions.timeline(sessions.live_items(ctx, session), q["group_by"]),
+            }
+        )
 
 
 class SearchNotesView(APIView):
-    @extend_schema(summary="Full notes for chosen ids of a session (records hits by default)", operation_id="elf_searches_notes",
-                   parameters=CONTEXT_HEADERS, request=s.SessionNotesBodySerializer,
-                   responses={200: s.SessionNotesResponseSerializer, **ERROR_RESPONSES})
+    @extend_schema(
+        summary="Full notes for chosen ids of a session (records hits by default)",
+        operation_id="elf_searches_notes",
+        parameters=CONTEXT_HEADERS,
+        request=s.SessionNotesBodySerializer,
+        responses={200: s.SessionNotesResponseSerializer, **ERROR_RESPONSES},
+    )
     def post(self, request, search_id):
         ctx = context_from_request(request)
         data = validated(s.SessionNotesBodySerializer, request.data)
-        return Response(session_notes(cfg=get_config(), ctx=ctx, search_id=search_id, note_ids=data["note_ids"],
-                                      record_hits=data["record_hits"],
-                                      include_source_excerpts=data["include_source_excerpts"]))
+        return Response(
+            session_notes(
+                cfg=get_config(),
+                ctx=ctx,
+                search_id=search_id,
+                note_ids=data["note_ids"],
+                record_hits=data["record_hits"],
+                include_source_excerpts=data["include_source_excerpts"],
+            )
+        )
 
 
 class RawSearchView(APIView):
-    @extend_schema(summary="Chunk-level search with the full explain (admin, debugging and evaluation)",
-                   parameters=CONTEXT_HEADERS + READ_PROFILE_HEADER, request=s.RawSearchBodySerializer,
-                   responses={200: s.RawSearchResponseSerializer, **ERROR_RESPONSES})
+    @extend_schema(
+        summary="Chunk-level search with the full explain (admin, debugging and evaluation)",
+        parameters=CONTEXT_HEADERS + READ_PROFILE_HEADER,
+        request=s.RawSearchBodySerializer,
+        responses={200: s.RawSearchResponseSerializer, **ERROR_RESPONSES},
+    )
     def post(self, request):
         started = time.perf_counter()
         out = _search(request, s.RawSearchBodySerializer, record_hits=None)
-        items = [{
-            "result_handle": str(i.result_handle), "note_id": str(i.note.note_id), "chunk_id": str(i.chunk.chunk_id),
-            "chunk_index": i.chunk.chunk_index, "start_offset": i.chunk.start_offset, "end_offset": i.chunk.end_offset,
-            "snippet": i.snippet, "type": i.note.type, "key": i.note.key, "scope": i.note.scope,
-            "importance": i.note.importance, "confidence": i.note.confidence,
-            "updated_at": i.note.updated_at.isoformat(),
-            "expires_at": i.note.expires_at.isoformat() if i.note.expires_at else None,
-            "final_score": i.ranked.final_score, "source_ref": i.note.source_ref, "explain": i.explain(),
-        } for i in out.items]
+        items = [
+            {
+                "result_handle": str(i.result_handle),
+                "note_id": str(i.note.note_id),
+                "chunk_id": str(i.chunk.chunk_id),
+                "chunk_index": i.chunk.chunk_index,
+                "start_offset": i.chunk.start_offset,
+                "end_offset": i.chunk.end_offset,
+                "snippet": i.snippet,
+                "type": i.note.type,
+                "key": i.note.key,
+                "scope": i.note.scope,
+                "importance": i.note.importance,
+                "confidence": i.note.confidence,
+                "updated_at": i.note.updated_at.isoformat(),
+                "expires_at": i.note.expires_at.isoformat() if i.note.expires_at else None,
+                "final_score": i.ranked.final_score,
+                "source_ref": i.note.source_ref,
+                "explain": i.explain(),
+            }
+            for i in out.items
+        ]
         return _timed(Response({"trace_id": str(out.trace_id), "items": items}), out, started)

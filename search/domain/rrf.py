@@ -1,7 +1,8 @@
 """Reciprocal rank fusion across the candidate lists of the expanded queries (spec v2 section 13, step 8), pure.
 
 Each query (the original and each LLM variant) gives a list of chunk ids, best first, already fused by the
-service from its dense and BM25 legs (min-max normalised scores, ``score_fusion``). ``rrf_fuse`` merges those lists: an id at 1-based rank ``r`` in list
+service from its dense and BM25 legs (min-max normalised scores, ``score_fusion``). ``rrf_fuse`` merges those lists: an
+id at 1-based rank ``r`` in list
 ``i`` contributes ``weights[i] / (k + r)``; an id's score is the sum over the lists that hold it.
 
 Why ``k = 60`` here when Qdrant's own RRF defaults to ``k = 2`` (used for documents' L0 search): inside one
@@ -51,7 +52,7 @@ def rrf_fuse(
         raise ValueError("rrf weights must be finite and non-negative")
 
     scores: dict[Id, float] = {}  # insertion order = order of first appearance
-    for ranking, weight in zip(rankings, weights):
+    for ranking, weight in zip(rankings, weights, strict=False):
         seen: set[Id] = set()
         for rank, item in enumerate(ranking, start=1):
             if item in seen:

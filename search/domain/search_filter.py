@@ -46,9 +46,9 @@ import re
 import struct
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import Any
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from elf_domain.jsonpath import JsonPathError
 from elf_domain.limits import MAX_CANDIDATE_K

@@ -15,13 +15,13 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from elf_infra.providers.errors import ProviderError
-from elf_infra.providers.http_client import JsonPostClient
 from elf_config import ElfConfig
 from elf_config.rules import LOCAL_PROVIDER
+from elf_domain.cache_keys import expansion_cache_key
+from elf_infra.providers.errors import ProviderError
+from elf_infra.providers.http_client import JsonPostClient
 from search.services.llm_cache import CACHE_KIND_EXPANSION, cache_get, cache_put
 
-from elf_domain.cache_keys import expansion_cache_key
 from ..domain.expansion import ExpansionOutputError, parse_expansion, render_expansion_messages
 
 log = logging.getLogger(__name__)

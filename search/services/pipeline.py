@@ -224,21 +224,42 @@ def _expand_and_recall(cfg: ElfConfig, req: SearchRequest, recall_queries, stage
 def _fuse(cfg: ElfConfig, req: SearchRequest, hits, limit: int, stages: _Stages) -> list[tuple[str, float]]:
     """Steps 7-9: fusion across queries and the prefilter. The recall stage's ``filter_impact`` is filled in
     by the filter step (supplement section 1: the recall stage of the trajectory carries it)."""
-    stages.add("recall.hybrid", {"limit": limit, "queries": [{"query": h.query, "count": len(h.chunk_ids)} for h in hits],
-                                 "filter_impact": None})
+    stages.add(
+        "recall.hybrid",
+        {
+            "limit": limit,
+            "queries": [{"query": h.query, "count": len(h.chunk_ids)} for h in hits],
+            "filter_impact": None,
+        },
+    )
     fused = recall.fuse(hits, prefilter_max=cfg.search.prefilter.max_candidates, candidate_k=req.candidate_k)
     legs = hits[0].legs if hits else {}  # the original query's dense cosine and BM25 score per candidate
-    stages.add("fusion", {"candidate_count": len(fused), "within_query": "minmax_convex",
-                          "across_queries": "rrf" if len(hits) > 1 else None},
-               [{"chunk_id": cid, "metrics": {"fusion_score": score, "fusion_rank": i + 1,
-                                              **{f"{leg}_score": v for leg, v in legs.get(cid, {}).items()}}}
-                for i, (cid, score) in enumerate(fused)])
+    stages.add(
+        "fusion",
+        {
+            "candidate_count": len(fused),
+            "within_query": "minmax_convex",
+            "across_queries": "rrf" if len(hits) > 1 else None,
+        },
+        [
+            {
+                "chunk_id": cid,
+                "metrics": {
+                    "fusion_score": score,
+                    "fusion_rank": i + 1,
+                    **{f"{leg}_score": v for leg, v in legs.get(cid, {}).items()},
+                },
+            }
+            for i, (cid, score) in enumerate(fused)
+        ],
+    )
     stages.add("prefilter", {"max_candidates": cfg.search.prefilter.max_candidates, "kept": len(fused)})
     return fused
 
 
-def _revalidate(ctx: RequestContext, allowed: list[str], chunk_ids: list[str], marks: tuple,
-                stages: _Stages) -> _Candidates:
+def _revalidate(
+    ctx: RequestContext, allowed: list[str], chunk_ids: list[str], marks: tuple, stages: _Stages
+) -> _Candidates:
     """Step 10: Postgres re-validation (status, TTL, scope, agent, grants) through the one read rule, in one
     round trip that also brings every chunk of the surviving notes (steps 12-13 stitch snippets from them),
     each note's summary and ``marks`` (whether it is graph evidence, for relation_context).
@@ -259,14 +280,24 @@ def _settled(cands: _Candidates, fused: list[tuple[str, float]]) -> list[str]:
     """The valid candidates in retrieval order, equal fused scores ordered by chunk text and then the note's key
     (two notes may hold the same text: "See you!") (search.domain.ties)."""
     valid = set(cands.valid)
-    return settle_ties([h for h in fused if h[0] in valid],
-                       lambda cid: (cands.chunks[cid].text, cands.note_of(cid).key or ""))
+    return settle_ties(
+        [h for h in fused if h[0] in valid], lambda cid: (cands.chunks[cid].text, cands.note_of(cid).key or "")
+    )
 
 
 def _note_row(note: MemoryNote) -> dict:
-    return {"type": note.type, "key": note.key, "scope": note.scope, "agent_id": note.agent_id,
-            "importance": note.importance, "confidence": note.confidence, "updated_at": note.updated_at,
-            "expires_at": note.expires_at, "hit_count": note.hit_count, "last_hit_at": note.last_hit_at}
+    return {
+        "type": note.type,
+        "key": note.key,
+        "scope": note.scope,
+        "agent_id": note.agent_id,
+        "importance": note.importance,
+        "confidence": note.confidence,
+        "updated_at": note.updated_at,
+        "expires_at": note.expires_at,
+        "hit_count": note.hit_count,
+        "last_hit_at": note.last_hit_at,
+    }
 
 
 def _filter(req: SearchRequest, limit: int, cands: _Candidates, stages: _Stages) -> None:
@@ -279,21 +310,35 @@ def _filter(req: SearchRequest, limit: int, cands: _Candidates, stages: _Stages)
         reason = search_filter.explain_failure(req.filter_expr, _note_row(cands.note_of(cid)))
         (reasons.append(reason) if reason else kept.append(cid))
     impact = search_filter.filter_impact(
-        requested_candidate_k=req.candidate_k, effective_candidate_k=limit, candidate_count_pre=len(cands.valid),
-        candidate_count_post=len(kept), drop_reasons=reasons, raw_filter=req.filter_raw)
+        requested_candidate_k=req.candidate_k,
+        effective_candidate_k=limit,
+        candidate_count_pre=len(cands.valid),
+        candidate_count_post=len(kept),
+        drop_reasons=reasons,
+        raw_filter=req.filter_raw,
+    )
     cands.valid = kept
     stages.payload("recall.hybrid")["filter_impact"] = impact
 
 
 def _snippets(cands: _Candidates) -> dict[str, str]:
     """Steps 12-13: each candidate's neighbour chunks stitched into its snippet."""
-    return {cid: stitch_snippet(cands.chunks[cid].chunk_index, cands.texts[cands.chunks[cid].note_id],
-                                max_bytes=SNIPPET_MAX_BYTES)
-            for cid in cands.valid}
+    return {
+        cid: stitch_snippet(
+            cands.chunks[cid].chunk_index, cands.texts[cands.chunks[cid].note_id], max_bytes=SNIPPET_MAX_BYTES
+        )
+        for cid in cands.valid
+    }
 
 
-def _rerank(cfg: ElfConfig, ctx: RequestContext, req: SearchRequest, cands: _Candidates, snippets: dict[str, str],
-            stages: _Stages) -> list[float] | None:
+def _rerank(
+    cfg: ElfConfig,
+    ctx: RequestContext,
+    req: SearchRequest,
+    cands: _Candidates,
+    snippets: dict[str, str],
+    stages: _Stages,
+) -> list[float] | None:
     """Step 14 (planned_search only), with the original query. The local reranker scores from the notes' stored
     vectors and the query vector recall already has (stored_rerank: no embedding, no cache); any other provider
     gets one rerank call, cached by candidate signature. The cache key is the candidate set in chunk-id order,
@@ -305,18 +350,26 @@ def _rerank(cfg: ElfConfig, ctx: RequestContext, req: SearchRequest, cands: _Can
         ordered = sorted(valid)
         docs = [snippets[cid] for cid in ordered]
         if cfg.providers.rerank.provider_id == LOCAL_PROVIDER:
-            rr = stored_vector_rerank(cfg, query=req.query, context_description=recall.project_context(cfg, ctx),
-                                      note_ids=[cands.chunks[cid].note_id for cid in ordered], docs=docs,
-                                      observed=[cands.note_of(cid).observed_at for cid in ordered])
+            rr = stored_vector_rerank(
+                cfg,
+                query=req.query,
+                context_description=recall.project_context(cfg, ctx),
+                note_ids=[cands.chunks[cid].note_id for cid in ordered],
+                docs=docs,
+                observed=[cands.note_of(cid).observed_at for cid in ordered],
+            )
         else:
             signature = [(cid, cands.note_of(cid).updated_at.isoformat()) for cid in ordered]
             rr = rerank_with_cache(cfg, req.query, docs, signature)
         if rr.scores is not None:
-            by_chunk = dict(zip(ordered, rr.scores))
+            by_chunk = dict(zip(ordered, rr.scores, strict=False))
             scores = [by_chunk[cid] for cid in valid]
         rerank_info.update(rr.trace())
-    stages.add("rerank", rerank_info, [{"chunk_id": cid, "metrics": {"rerank_score": s}}
-                                       for cid, s in zip(valid, scores or [])])
+    stages.add(
+        "rerank",
+        rerank_info,
+        [{"chunk_id": cid, "metrics": {"rerank_score": s}} for cid, s in zip(valid, scores or [], strict=False)],
+    )
     return scores
 
 
@@ -325,8 +378,13 @@ def _relate(cfg: ElfConfig, ctx: RequestContext, items: list[ResultItem]) -> Non
     notes the re-validation marked as evidence of some fact are looked up: none, no round trip."""
     g = cfg.search.graph_context
     evidence = [i.note.note_id for i in items if i.note.is_fact_evidence]
-    by_note = relation_context(ctx, evidence, max_facts=g.max_facts_per_item,
-                               max_evidence=g.max_evidence_notes_per_fact, at=timezone.now()) if evidence else {}
+    by_note = (
+        relation_context(
+            ctx, evidence, max_facts=g.max_facts_per_item, max_evidence=g.max_evidence_notes_per_fact, at=timezone.now()
+        )
+        if evidence
+        else {}
+    )
     for item in items:
         item.relation_context = by_note.get(item.note.note_id, [])
 
@@ -334,50 +392,94 @@ def _relate(cfg: ElfConfig, ctx: RequestContext, items: list[ResultItem]) -> Non
 def _ranking_params(cfg: ElfConfig) -> ranking.RankingParams:
     ctx_cfg = cfg.context
     return ranking.RankingParams(
-        recency_tau_days=cfg.ranking.recency_tau_days, tie_breaker_weight=cfg.ranking.tie_breaker_weight,
+        recency_tau_days=cfg.ranking.recency_tau_days,
+        tie_breaker_weight=cfg.ranking.tie_breaker_weight,
         scope_boost_weight=(ctx_cfg.scope_boost_weight if ctx_cfg and ctx_cfg.scope_boost_weight else 0.0),
         scope_descriptions=(ctx_cfg.scope_descriptions if ctx_cfg and ctx_cfg.scope_descriptions else {}),
         formula=cfg.ranking.formula,
     )
 
 
-def _current_first(cands: _Candidates, ranked: list[ranking.Ranked], past: current_facts.PastQuery | None
-                   ) -> tuple[list[ranking.Ranked], dict]:
+def _current_first(
+    cands: _Candidates, ranked: list[ranking.Ranked], past: current_facts.PastQuery | None
+) -> tuple[list[ranking.Ranked], dict]:
     """Issue 32: a note whose every graph fact is historical (the re-validation's ``only_past_facts`` mark) ranks
     below the others, unless the query asks about the ``past``. Returns the scores and what the rank.score stage
     reports of it (which notes, the penalty, or why none)."""
     in_play = {r.candidate.note_id for r in ranked}
     demoted = set() if past else {i for i in in_play if getattr(cands.notes[i], "only_past_facts", False)}
-    info = {"past_query": past.as_dict() if past else None, "demoted_notes": sorted(str(i) for i in demoted),
-            "penalty": current_facts.demotion_penalty(ranked) if demoted else 0.0}
+    info = {
+        "past_query": past.as_dict() if past else None,
+        "demoted_notes": sorted(str(i) for i in demoted),
+        "penalty": current_facts.demotion_penalty(ranked) if demoted else 0.0,
+    }
     return current_facts.demote(ranked, demoted), info
 
 
-def _rank(cfg: ElfConfig, req: SearchRequest, cands: _Candidates, snippets: dict[str, str],
-          scores: list[float] | None, retrieval_scores: dict[str, float], stages: _Stages,
-          past: current_facts.PastQuery | None = None) -> list[ResultItem]:
+def _rank(
+    cfg: ElfConfig,
+    req: SearchRequest,
+    cands: _Candidates,
+    snippets: dict[str, str],
+    scores: list[float] | None,
+    retrieval_scores: dict[str, float],
+    stages: _Stages,
+    past: current_facts.PastQuery | None = None,
+) -> list[ResultItem]:
     """Steps 15-17: relevance by ``ranking.formula``, tie-break, scope boost, then notes whose facts are all
     superseded demoted unless the query asks about the ``past`` (``_current_first``); aggregate per note by its
     best chunk; top_k. ``retrieval_scores``: chunk id -> fused score (what spec_additive ranks by without rerank)."""
     params = _ranking_params(cfg)
-    candidates = [ranking.Candidate(note_id=cands.chunks[cid].note_id, chunk_id=cid, scope=cands.note_of(cid).scope,
-                                    importance=cands.note_of(cid).importance, updated_at=cands.note_of(cid).updated_at,
-                                    retrieval_score=retrieval_scores[cid])
-                  for cid in cands.valid]
+    candidates = [
+        ranking.Candidate(
+            note_id=cands.chunks[cid].note_id,
+            chunk_id=cid,
+            scope=cands.note_of(cid).scope,
+            importance=cands.note_of(cid).importance,
+            updated_at=cands.note_of(cid).updated_at,
+            retrieval_score=retrieval_scores[cid],
+        )
+        for cid in cands.valid
+    ]
     ranked = ranking.rank_items(candidates, rerank_scores=scores, query=req.query, now=timezone.now(), params=params)
     ranked, current = _current_first(cands, ranked, past)
-    stages.add("rank.score", {"formula": params.formula, "policy_id": params.policy_id(reranked=scores is not None),
-                              "current_facts": current},
-               [{"chunk_id": r.candidate.chunk_id, "note_id": str(r.candidate.note_id),
-                 "metrics": {"final_score": r.final_score, "retrieval_rank": r.retrieval_rank}} for r in ranked])
+    stages.add(
+        "rank.score",
+        {
+            "formula": params.formula,
+            "policy_id": params.policy_id(reranked=scores is not None),
+            "current_facts": current,
+        },
+        [
+            {
+                "chunk_id": r.candidate.chunk_id,
+                "note_id": str(r.candidate.note_id),
+                "metrics": {"final_score": r.final_score, "retrieval_rank": r.retrieval_rank},
+            }
+            for r in ranked
+        ],
+    )
     best = ranking.aggregate_by_note(ranked, cfg.scopes.precedence)
     stages.add("aggregate.note", {"notes": len(best)})
     items = []
     for r in best[: req.top_k]:
         note, chunk = cands.notes[r.candidate.note_id], cands.chunks[str(r.candidate.chunk_id)]
-        items.append(ResultItem(note, chunk, snippets[str(chunk.chunk_id)], r,
-                                ranking.matched_terms(req.query, note.text, note.key)))
-    stages.add("select.top_k", {"top_k": req.top_k, "returned": len(items)},
-               [{"item_id": str(i.result_handle), "note_id": str(i.note.note_id), "chunk_id": str(i.chunk.chunk_id),
-                 "metrics": {"rank": n + 1, "final_score": i.ranked.final_score}} for n, i in enumerate(items)])
+        items.append(
+            ResultItem(
+                note, chunk, snippets[str(chunk.chunk_id)], r, ranking.matched_terms(req.query, note.text, note.key)
+            )
+        )
+    stages.add(
+        "select.top_k",
+        {"top_k": req.top_k, "returned": len(items)},
+        [
+            {
+                "item_id": str(i.result_handle),
+                "note_id": str(i.note.note_id),
+                "chunk_id": str(i.chunk.chunk_id),
+                "metrics": {"rank": n + 1, "final_score": i.ranked.final_score},
+            }
+            for n, i in enumerate(items)
+        ],
+    )
     return items

@@ -16,11 +16,11 @@ from elf_infra.index.hybrid import TIE_FETCH, recall_batch
 from elf_infra.index.notes_collection import observed_between
 from elf_infra.index.scope_filter import idf_corpus, scope_filter
 from elf_kernel.context import RequestContext
+from memory.models import NoteStatus
 
 from ..domain.rrf import rrf_fuse
 from ..domain.score_fusion import fuse_scores, leg_weights
 from ..domain.ties import cut_at_limit
-from memory.models import NoteStatus
 
 PROJECT_CONTEXT_SEPARATOR = "\n\nProject context:\n"
 OBSERVED_LEG = "dense_observed"
@@ -43,7 +43,7 @@ class QueryVectorCache:
                 self._items.move_to_end(k)
         missing = list(dict.fromkeys(k for k in keys if k not in found))
         if missing:
-            for k, vec in zip(missing, embedder.embed([t for _, t in missing])):
+            for k, vec in zip(missing, embedder.embed([t for _, t in missing]), strict=False):
                 found[k] = vec
             with self._lock:
                 for k in missing:
@@ -106,7 +106,7 @@ def recall(*, client, collection: str, embedder, embedding_version: str, queries
     vectors = QUERY_VECTORS.embed(embedder, embedding_version, dense_inputs)
     fetched = limit * TIE_FETCH
     out = []
-    for query, vec in zip(queries, vectors):
+    for query, vec in zip(queries, vectors, strict=False):
         sparse = bm25.embed_query(query)
         ranges = observed_ranges(query)
         found = recall_batch(client, collection, vec, sparse, flt, limit, with_payload=False, lexical_limit=fetched,

@@ -17,12 +17,11 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from elf_config import ElfConfig
+from elf_domain.cache_keys import rerank_cache_key
 from elf_infra.providers.errors import ProviderError
 from elf_infra.providers.factory import build_rerank
-from elf_config import ElfConfig
 from search.services.llm_cache import CACHE_KIND_RERANK, cache_get, cache_put
-
-from elf_domain.cache_keys import rerank_cache_key
 
 log = logging.getLogger(__name__)
 

@@ -14,12 +14,11 @@ from elf_kernel.context import RequestContext
 from elf_kernel.db_statements import statement_scope
 from elf_kernel.errors import NotFound
 from elf_kernel.json_text import json_text
-
 from memory.models import NoteStatus
+from memory.selectors import not_expired, readable_notes
 from traces.services.enqueue import outbox_insert
 
 from ..models import SearchSession
-from memory.selectors import not_expired, readable_notes
 
 log = logging.getLogger("elf.search")
 

@@ -52,7 +52,8 @@ log = logging.getLogger(__name__)
 def stored_vector_rerank(cfg: ElfConfig, *, query: str, context_description: str | None,
                          note_ids: list[uuid.UUID], docs: list[str], observed: list[datetime | None]) -> RerankResult:
     """Scores of ``docs`` (snippets; ``note_ids[i]`` is the note of ``docs[i]``, ``observed[i]`` its observed_at,
-    both as the search's re-validation read them) for ``query``; see the module docstring. ``embedded_docs`` counts the docs whose note had no stored vector and that were embedded."""
+    both as the search's re-validation read them) for ``query``; see the module docstring. ``embedded_docs`` counts
+    the docs whose note had no stored vector and that were embedded."""
     if len(note_ids) != len(docs):
         raise ValueError(f"{len(note_ids)} note ids for {len(docs)} docs")
     if not docs:
@@ -61,17 +62,32 @@ def stored_vector_rerank(cfg: ElfConfig, *, query: str, context_description: str
     missing = [i for i, note_id in enumerate(note_ids) if note_id not in stored]
     embedder = build_embedding(cfg)
     try:
-        query_vec = recall.query_vector(embedder=embedder, embedding_version=cfg.embedding_version, query=query,
-                                        context_description=context_description)
-        fresh = dict(zip(missing, embedder.embed([docs[i] for i in missing]))) if missing else {}
+        query_vec = recall.query_vector(
+            embedder=embedder,
+            embedding_version=cfg.embedding_version,
+            query=query,
+            context_description=context_description,
+        )
+        fresh = dict(zip(missing, embedder.embed([docs[i] for i in missing]), strict=False)) if missing else {}
     except ProviderError as exc:
         log.warning("search rerank (stored vectors) failed; keeping the retrieval order: %s", exc)
-        return RerankResult(scores=None, cache_hit=False, called=True, error=str(exc), method=METHOD_STORED_VECTORS,
-                            embedded_docs=len(missing))
+        return RerankResult(
+            scores=None,
+            cache_hit=False,
+            called=True,
+            error=str(exc),
+            method=METHOD_STORED_VECTORS,
+            embedded_docs=len(missing),
+        )
     vectors = [fresh[i] if i in fresh else stored[note_id] for i, note_id in enumerate(note_ids)]
     dated = [f"{doc} {observed_day(at)}" if at is not None else doc for doc, at in zip(docs, observed, strict=True)]
-    return RerankResult(scores=embed_overlap_scores(query, query_vec, dated, vectors), cache_hit=False,
-                        called=bool(missing), method=METHOD_STORED_VECTORS, embedded_docs=len(missing))
+    return RerankResult(
+        scores=embed_overlap_scores(query, query_vec, dated, vectors),
+        cache_hit=False,
+        called=bool(missing),
+        method=METHOD_STORED_VECTORS,
+        embedded_docs=len(missing),
+    )
 
 
 def observed_day(at: datetime) -> str:
@@ -85,5 +101,7 @@ def pooled_vectors(note_ids: list[uuid.UUID], embedding_version: str) -> dict[uu
     Read in pgvector's binary form (``vector_send``): parsing 60 vectors from their text took about 10 ms."""
     rows = NoteEmbedding.objects.filter(note_id__in=set(note_ids), embedding_version=embedding_version)
     binary = Func(F("vec"), function="vector_send", output_field=BinaryField())
-    return {note_id: Vector.from_binary(data).to_numpy()
-            for note_id, data in rows.annotate(binary=binary).values_list("note_id", "binary")}
+    return {
+        note_id: Vector.from_binary(data).to_numpy()
+        for note_id, data in rows.annotate(binary=binary).values_list("note_id", "binary")
+    }

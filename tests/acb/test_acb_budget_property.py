@@ -12,8 +12,31 @@ from acb.domain.packing import Item, caps_for, content_key, pack
 from acb.domain.vocabulary import FILL_ORDER, MAX_BUDGET, MIN_BUDGET
 from tests.acb_helpers import build, record, tenant, within_caps
 
-WORDS = ("harbour crane ferry tide schedule timetable deploy billing postgres island board display weekly report "
-         "inspection winter config loader release notes migrate poller retry").split()
+WORDS = [
+    "harbour",
+    "crane",
+    "ferry",
+    "tide",
+    "schedule",
+    "timetable",
+    "deploy",
+    "billing",
+    "postgres",
+    "island",
+    "board",
+    "display",
+    "weekly",
+    "report",
+    "inspection",
+    "winter",
+    "config",
+    "loader",
+    "release",
+    "notes",
+    "migrate",
+    "poller",
+    "retry",
+]
 
 
 def _text(rng: random.Random, n: int) -> str:
@@ -25,9 +48,18 @@ def test_packing_stays_within_budget_and_caps(seed):
     rng = random.Random(seed)
     budget = rng.randint(MIN_BUDGET, MAX_BUDGET)
     pool = [_text(rng, rng.randint(1, 30)) for _ in range(40)]
-    candidates = {name: [Item("text", rng.choice(pool) if rng.random() < 0.3 else _text(rng, rng.randint(1, 50)),
-                              (f"ref{name}{i}",), rng.randint(1, 6000 if rng.random() < 0.2 else 400))
-                         for i in range(rng.randint(0, 60))] for name in FILL_ORDER}
+    candidates = {
+        name: [
+            Item(
+                "text",
+                rng.choice(pool) if rng.random() < 0.3 else _text(rng, rng.randint(1, 50)),
+                (f"ref{name}{i}",),
+                rng.randint(1, 6000 if rng.random() < 0.2 else 400),
+            )
+            for i in range(rng.randint(0, 60))
+        ]
+        for name in FILL_ORDER
+    }
     sections, omissions = pack(budget, candidates)
     caps = caps_for(budget)
     assert sum(s.token_est for s in sections) <= budget
@@ -55,15 +87,32 @@ def test_random_streams_build_bundles_within_budget(svc, seed):
         content = {
             "message": lambda: {"text": _text(rng, rng.randint(3, 400))},
             "tool_call": lambda: {"tool": "grep", "args": {"pattern": rng.choice(WORDS)}},
-            "tool_result": lambda: {"tool": "cat", "path": f"f{i}.txt",
-                                    "output": "\n".join(_text(rng, 12) for _ in range(rng.randint(1, 9000)))},
+            "tool_result": lambda i=i: {
+                "tool": "cat",
+                "path": f"f{i}.txt",
+                "output": "\n".join(_text(rng, 12) for _ in range(rng.randint(1, 9000))),
+            },
             "decision": lambda: {"decision": _text(rng, rng.randint(4, 40))},
             "task_update": lambda: {"title": _text(rng, 5), "status": rng.choice(("open", "doing", "done"))},
         }[kind]()
-        record(svc, t, kind, content, channel=channel, sensitivity=sensitivity, session=rng.choice(("s1", "s1", "s2")),
-               agent=rng.choice(("agentA", "agentB")))
+        record(
+            svc,
+            t,
+            kind,
+            content,
+            channel=channel,
+            sensitivity=sensitivity,
+            session=rng.choice(("s1", "s1", "s2")),
+            agent=rng.choice(("agentA", "agentB")),
+        )
     for _ in range(8):
-        bundle = build(svc, t, session=rng.choice(("s1", "s2")), agent=rng.choice(("agentA", "agentC")),
-                       channel=rng.choice(("private", "public", "team", "agent")),
-                       query=rng.choice((None, _text(rng, 3))), max_tokens=rng.randint(MIN_BUDGET, MAX_BUDGET))
+        bundle = build(
+            svc,
+            t,
+            session=rng.choice(("s1", "s2")),
+            agent=rng.choice(("agentA", "agentC")),
+            channel=rng.choice(("private", "public", "team", "agent")),
+            query=rng.choice((None, _text(rng, 3))),
+            max_tokens=rng.randint(MIN_BUDGET, MAX_BUDGET),
+        )
         assert within_caps(bundle), bundle["sections"]

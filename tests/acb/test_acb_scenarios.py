@@ -78,7 +78,9 @@ def test_a1_legacy_project_onboarding(svc):
     assert len(readme) == 1 and ids["readme"]["chunk_ids"][0] in readme[0]["refs"]
     small = build(svc, t, query="ferry departures timetable", max_tokens=600)  # a window too small for the session:
     assert any("between the mainland" in text for text in texts(small, "retrieved_evidence"))  # retrieval brings it
-    ledger = requests.get(svc.public + "/api/v1/decisions/query", params={"tenant_id": t, "project_id": "p1"}, timeout=10).json()
+    ledger = requests.get(
+        svc.public + "/api/v1/decisions/query", params={"tenant_id": t, "project_id": "p1"}, timeout=10
+    ).json()
     (decision,) = ledger["decisions"]
     assert set(ids["readme"]["chunk_ids"] + ids["package"]["chunk_ids"]) <= set(decision["refs"])
     assert decision["decision_id"] == ids["decision"]["decision_id"]
@@ -89,8 +91,15 @@ def test_a2_old_decision_recall(svc):
     """A2: a decision made early in a long session is recalled in the ledger of a much later bundle whose query
     touches its topic, even though hundreds of later events fill the recent window."""
     t = tenant()
-    old = record(svc, t, "decision", {"decision": "Use Postgres advisory locks for the nightly billing job.",
-                                      "rationale": ["two workers double-charged customers in March"]})
+    old = record(
+        svc,
+        t,
+        "decision",
+        {
+            "decision": "Use Postgres advisory locks for the nightly billing job.",
+            "rationale": ["two workers double-charged customers in March"],
+        },
+    )
     for i in range(120):
         say(svc, t, f"Status update {i}: the harbour display board layout was reviewed again.", human=False)
     bundle = build(svc, t, query="how do we stop the billing job running twice?", max_tokens=8000)
@@ -104,18 +113,24 @@ def test_a3_decision_supersession(svc):
     superseded, linked both ways) and cannot be superseded twice."""
     t = tenant()
     first = record(svc, t, "decision", {"decision": "Deploy the scheduler on Fridays."})
-    second = record(svc, t, "decision", {"decision": "Deploy the scheduler on Tuesdays, never on Fridays.",
-                                         "supersedes": first["decision_id"]})
+    second = record(
+        svc,
+        t,
+        "decision",
+        {"decision": "Deploy the scheduler on Tuesdays, never on Fridays.", "supersedes": first["decision_id"]},
+    )
     ledger = section(build(svc, t, query="when do we deploy the scheduler?"), "decision_ledger")["items"]
     assert [i["decision_id"] for i in ledger] == [second["decision_id"]]
-    history = requests.get(svc.public + "/api/v1/decisions/query", params={"tenant_id": t, "project_id": "p1", "status": "all"},
-                           timeout=10).json()["decisions"]
+    history = requests.get(
+        svc.public + "/api/v1/decisions/query", params={"tenant_id": t, "project_id": "p1", "status": "all"}, timeout=10
+    ).json()["decisions"]
     by_id = {d["decision_id"]: d for d in history}
     assert by_id[first["decision_id"]]["status"] == "superseded"
     assert by_id[first["decision_id"]]["superseded_by"] == second["decision_id"]
     assert by_id[second["decision_id"]]["supersedes"] == first["decision_id"]
-    again = record(svc, t, "decision", {"decision": "Deploy on Mondays.", "supersedes": first["decision_id"]},
-                   expect=409)
+    again = record(
+        svc, t, "decision", {"decision": "Deploy on Mondays.", "supersedes": first["decision_id"]}, expect=409
+    )
     assert again["error_code"] == "DECISION_SUPERSEDED"
 
 
@@ -130,8 +145,20 @@ def test_a4_summary_drift_guard(svc):
     ledger = section(before, "decision_ledger")["items"]
     assert ledger[0]["decision_id"] == truth["decision_id"] and truth["event_id"] in ledger[0]["refs"]
     assert not any("MySQL" in i["text"] for i in ledger)
-    done = subprocess.run([entry_point("python"), str(REPO / "manage.py"), "-c", str(svc.config_path),
-                           "acb_rebuild_chunks", "--tenant", t], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            entry_point("python"),
+            str(REPO / "manage.py"),
+            "-c",
+            str(svc.config_path),
+            "acb_rebuild_chunks",
+            "--tenant",
+            t,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0 and "rebuilt 2 chunks from 2 events" in done.stdout, done.stderr
     assert build(svc, t, query="which database holds the timetable?")["bundle_hash"] == before["bundle_hash"]
 
@@ -172,13 +199,20 @@ def test_a7_public_channel_suppression(svc):
     t = tenant()
     say(svc, t, "My home address is in the private notes folder.", channel="private")
     say(svc, t, "High sensitivity: the acquisition closes in May.", channel="team", sensitivity="high")
-    say(svc, t, "Low sensitivity public remark about the acquisition timeline.", channel="public",
-        sensitivity="low")
+    say(svc, t, "Low sensitivity public remark about the acquisition timeline.", channel="public", sensitivity="low")
     record(svc, t, "decision", {"decision": "Keep the acquisition quiet until May."}, channel="private")
-    requests.post(svc.public + "/v2/core-memory/entries", headers={"X-ELF-Tenant-Id": t, "X-ELF-Project-Id": "p1",
-                                                                   "X-ELF-Agent-Id": "agentA"},
-                  json={"scope": "profile", "kind": "preference", "key": "response.tone", "value": "playful",
-                        "source": "user_explicit"}, timeout=10).raise_for_status()
+    requests.post(
+        svc.public + "/v2/core-memory/entries",
+        headers={"X-ELF-Tenant-Id": t, "X-ELF-Project-Id": "p1", "X-ELF-Agent-Id": "agentA"},
+        json={
+            "scope": "profile",
+            "kind": "preference",
+            "key": "response.tone",
+            "value": "playful",
+            "source": "user_explicit",
+        },
+        timeout=10,
+    ).raise_for_status()
     public = build(svc, t, channel="public", query="acquisition timeline")
     everything = " ".join(texts(public))
     assert "public remark" in everything
@@ -200,18 +234,29 @@ def test_a8_secret_handling(svc):
     withheld = say(svc, t, "The vault passphrase is correct-horse-battery-staple-42.", sensitivity="secret")
     assert withheld["withheld"] and withheld["chunk_ids"] == []
     record(svc, t, "tool_result", {"tool": "env", "output": f"AWS_ACCESS_KEY_ID={key}\nREGION=eu-west-1\n"})
-    long = record(svc, t, "tool_result", {"tool": "cat", "path": "deploy.log",
-                                          "output": "ok line\n" * 9000 + f"export KEY={key}\n"})
+    long = record(
+        svc,
+        t,
+        "tool_result",
+        {"tool": "cat", "path": "deploy.log", "output": "ok line\n" * 9000 + f"export KEY={key}\n"},
+    )
     assert long["artifact_id"] and long["redactions"] == 1  # past the 64 KB excerpt: the artifact is redacted too
     with psycopg.connect(svc.cfg.storage.postgres.dsn) as conn:
         for table in ("acb_events", "acb_chunks", "acb_decisions", "acb_tasks", "acb_artifacts", "acb_bundles"):
-            (hits,) = conn.execute(f"SELECT count(*) FROM {table} t WHERE t::text LIKE %s OR t::text LIKE %s",
-                                   (f"%{key}%", "%horse-battery%")).fetchone()
+            (hits,) = conn.execute(
+                f"SELECT count(*) FROM {table} t WHERE t::text LIKE %s OR t::text LIKE %s",
+                (f"%{key}%", "%horse-battery%"),
+            ).fetchone()
             assert hits == 0, table
-        (in_bytes,) = conn.execute("SELECT count(*) FROM acb_artifacts WHERE tenant_id = %s AND "
-                                   "convert_from(bytes, 'UTF8') LIKE %s", (t, f"%{key}%")).fetchone()
-        (redacted,) = conn.execute("SELECT count(*) FROM acb_artifacts WHERE tenant_id = %s AND "
-                                   "convert_from(bytes, 'UTF8') LIKE '%%[REDACTED:%%'", (t,)).fetchone()
+        (in_bytes,) = conn.execute(
+            "SELECT count(*) FROM acb_artifacts WHERE tenant_id = %s AND convert_from(bytes, 'UTF8') LIKE %s",
+            (t, f"%{key}%"),
+        ).fetchone()
+        (redacted,) = conn.execute(
+            "SELECT count(*) FROM acb_artifacts WHERE tenant_id = %s AND "
+            "convert_from(bytes, 'UTF8') LIKE '%%[REDACTED:%%'",
+            (t,),
+        ).fetchone()
         assert (in_bytes, redacted) == (0, 1)
     for channel in ("private", "team", "public", "agent"):
         text = " ".join(texts(build(svc, t, channel=channel, query="deploy key vault passphrase")))
@@ -241,12 +286,18 @@ def test_a10_retrieval_path_is_bounded(svc):
         for i in range(2600):
             eid = f"evt_bulk_{t}_{i:05d}"
             text = f"Crane report {i}: harbour crane {i % 40} failed inspection in winter week {i % 52}."
-            conn.execute("INSERT INTO acb_events (event_id, tenant_id, project_id, session_id, agent_id, channel, "
-                         "actor_type, actor_id, kind, content) VALUES (%s, %s, 'p1', 'old', 'agentZ', 'private', "
-                         "'agent', 'agentZ', 'message', jsonb_build_object('text', %s::text))", (eid, t, text))
-            conn.execute("INSERT INTO acb_chunks (chunk_id, tenant_id, project_id, session_id, event_id, ord, ts, kind,"
-                         " channel, token_est, importance, text, text_hash) VALUES (%s, %s, 'p1', 'old', %s, 0, now(),"
-                         " 'message', 'private', 20, 0.5, %s, %s)", (f"chk_bulk_{t}_{i:05d}", t, eid, text, str(i)))
+            conn.execute(
+                "INSERT INTO acb_events (event_id, tenant_id, project_id, session_id, agent_id, channel, "
+                "actor_type, actor_id, kind, content) VALUES (%s, %s, 'p1', 'old', 'agentZ', 'private', "
+                "'agent', 'agentZ', 'message', jsonb_build_object('text', %s::text))",
+                (eid, t, text),
+            )
+            conn.execute(
+                "INSERT INTO acb_chunks (chunk_id, tenant_id, project_id, session_id, event_id, ord, ts, kind,"
+                " channel, token_est, importance, text, text_hash) VALUES (%s, %s, 'p1', 'old', %s, 0, now(),"
+                " 'message', 'private', 20, 0.5, %s, %s)",
+                (f"chk_bulk_{t}_{i:05d}", t, eid, text, str(i)),
+            )
     bundle = build(svc, t, query="harbour crane failed winter", max_tokens=4000)
     prov = bundle["provenance"]
     assert prov["candidate_pool_size"] == 2000 and prov["scored"] == 200

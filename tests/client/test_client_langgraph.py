@@ -10,15 +10,15 @@ import asyncio
 import json
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import TypedDict
 
 import pytest
+from elf_client import ElfClient, ElfError
+from elf_client.langgraph import SCHEMA, ElfStore, note_key
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore, GetOp, ListNamespacesOp, MatchCondition, PutOp, SearchOp
 
-from elf_client import ElfClient, ElfError
-from elf_client.langgraph import SCHEMA, ElfStore, note_key
 from tests.client.test_client_python import wait_for
 
 
@@ -45,7 +45,7 @@ def test_put_get_update_delete_round_trip_values(store):
     value = {"food": "spicy ramen", "cafe": "Café Noir", "visits": 3, "rating": 4.5, "vegan": False,
              "tags": ["dinner", "late"], "address": {"city": "Lyon", "zip": None}}
     assert store.get(ns, "food") is None
-    before = datetime.now(timezone.utc) - timedelta(seconds=5)
+    before = datetime.now(UTC) - timedelta(seconds=5)
     store.put(ns, "food", value)
     item = store.get(ns, "food")
     assert (item.namespace, item.key, item.value) == (ns, "food", value)
@@ -72,7 +72,7 @@ def test_an_item_is_one_note_with_the_documented_fields(store):
     assert note["source_ref"] == {"schema": SCHEMA, "namespace": list(ns), "key": "theme"}
     assert (note["type"], note["scope"], note["importance"], note["confidence"]) == ("fact", "agent_private", 0.5, 1.0)
     expires = datetime.fromisoformat(note["expires_at"].replace("Z", "+00:00"))
-    assert expires > datetime.now(timezone.utc) + timedelta(days=365 * 99)
+    assert expires > datetime.now(UTC) + timedelta(days=365 * 99)
     deep = tuple(f"level{i}" for i in range(20))
     assert len(note_key(deep, "k" * 500)) == 120  # 16 levels hashed, whatever the depth and key length
     # A note the store did not write (or whose source_ref does not match its key) is not an item.

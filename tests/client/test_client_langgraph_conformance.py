@@ -24,7 +24,6 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-
 from elf_client import ElfClient
 from elf_client.langgraph import ElfStore
 
@@ -225,7 +224,9 @@ def _cases(table: dict[str, str | None], module_index: int) -> list:
                     names = [n.strip() for n in mark.args[0].split(",")] if isinstance(mark.args[0], str) \
                         else list(mark.args[0])
                     values = [v if len(names) > 1 else (v,) for v in mark.args[1]]
-                    arg_sets = [{**a, **dict(zip(names, v))} for a, v in itertools.product(arg_sets, values)]
+                    arg_sets = [
+                        {**a, **dict(zip(names, v, strict=False))} for a, v in itertools.product(arg_sets, values)
+                    ]
         for i, args in enumerate(arg_sets):
             pid = name if len(arg_sets) == 1 else f"{name}[{i}]"
             params.append(pytest.param(module_index, name, args, id=pid, marks=marks))
@@ -255,7 +256,7 @@ def _arguments(module: ModuleType, fn, given: dict[str, Any], store: ElfStore) -
 def test_every_test_of_the_suite_is_listed():
     if MODULES is None:
         pytest.fail(MISSING)
-    for module, table in zip(MODULES, (SYNC_TESTS, ASYNC_TESTS)):
+    for module, table in zip(MODULES, (SYNC_TESTS, ASYNC_TESTS), strict=False):
         assert _collected(module) == set(table), f"classify the suite's tests of {module.__name__}"
 
 
@@ -268,11 +269,13 @@ def test_langgraph_store_suite(suite_client, module_index, name, params):
     store = Stores.new(AsyncSuiteStore if module_index else SuiteStore)
     args = _arguments(module, fn, params, store)
     if inspect.iscoroutinefunction(fn):
+
         async def run():
             try:
                 await fn(**args)
             finally:
                 await store.aclose()
+
         asyncio.run(run())
     else:
         try:

@@ -18,8 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-
-from elf_client import NO_RETRY, AsyncElfClient, ElfClient, ElfError, RetryPolicy, V1Api, AsyncV1Api
+from elf_client import NO_RETRY, AsyncElfClient, AsyncV1Api, ElfClient, ElfError, RetryPolicy, V1Api
 from elf_client._operations import OPERATIONS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -67,7 +66,7 @@ def wait_for(check: Callable[[], Any], timeout: float = 30.0, what: str = "condi
 
 def test_every_public_operation_has_a_client_method_sync_and_async():
     operations = public_operations()
-    assert OPERATIONS == operations, "elf_client/_operations.py is stale: run clients/python/tools/generate.py"
+    assert operations == OPERATIONS, "elf_client/_operations.py is stale: run clients/python/tools/generate.py"
     for classes in ((ElfClient, V1Api), (AsyncElfClient, AsyncV1Api)):
         found = covered(*classes)
         missing = sorted(set(operations) - set(found) - set(EXCLUDED))
@@ -407,15 +406,14 @@ def test_a_429_is_retried_after_its_retry_after(limited):
         elapsed = time.monotonic() - start
     assert all(a["agent_id"] == "limited" for a in answers)
     assert waits, "no call was rate limited"
-    for attempt, delay, error in waits:
+    for _attempt, delay, error in waits:
         assert (error.status, error.error_code) == (429, "RATE_LIMITED") and error.retry_after == 1.0
         assert delay == 1.0  # the server's Retry-After, not the backoff
     assert elapsed >= len(waits) * 1.0
 
-    with ElfClient(limited.public, token=TOKEN, retry=NO_RETRY) as elf:
-        with pytest.raises(ElfError) as limited_error:
-            for _ in range(5):
-                elf.context()
+    with ElfClient(limited.public, token=TOKEN, retry=NO_RETRY) as elf, pytest.raises(ElfError) as limited_error:
+        for _ in range(5):
+            elf.context()
     e = limited_error.value
     assert (e.status, e.error_code, e.retry_after) == (429, "RATE_LIMITED", 1.0) and e.fields == []
     assert e.message.startswith("Rate limit exceeded for this caller")
@@ -460,8 +458,7 @@ def test_503_with_retry_after_and_refused_connections_are_retried():
     tries = []
     policy = RetryPolicy(max_attempts=2, backoff=0.01, on_retry=lambda a, d, e: tries.append(e.error_code))
     with ElfClient(f"http://127.0.0.1:{free_port()}", tenant_id="t", project_id="p", agent_id="a",
-                   retry=policy) as nowhere:
-        with pytest.raises(ElfError) as refused:
-            nowhere.health()
+                   retry=policy) as nowhere, pytest.raises(ElfError) as refused:
+        nowhere.health()
     assert refused.value.status is None and refused.value.error_code == "CONNECTION_ERROR"
     assert tries == ["CONNECTION_ERROR"]

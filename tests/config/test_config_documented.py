@@ -96,8 +96,9 @@ def test_the_schema_walk_finds_the_keys_it_should():
 
 def test_every_schema_key_has_a_row_in_docs_configuration():
     missing = sorted(schema_keys() - documented_keys())
-    assert not missing, "config keys docs/configuration.md does not document (add a row under 'Every key'): " + ", ".join(
-        missing)
+    assert not missing, (
+        "config keys docs/configuration.md does not document (add a row under 'Every key'): " + ", ".join(missing)
+    )
 
 
 def test_every_documented_key_exists_in_the_schema():

@@ -22,7 +22,12 @@ TEMPLATE = REPO / "tests" / "data" / "spec_v2_config_template.toml.in"
 _SECTION = re.compile(r"^\[([^\]]+)\]\s*$")
 _KEY_LINE = re.compile(r"^(\w+) = (.*)$")
 
-LOCAL_PROVIDER = {"provider_id": "local", "api_base": "local://in-process", "api_key": "local-no-key", "timeout_ms": 10000}
+LOCAL_PROVIDER = {
+    "provider_id": "local",
+    "api_base": "local://in-process",
+    "api_key": "local-no-key",
+    "timeout_ms": 10000,
+}
 # Every placeholder ("<...>") and every "a|b|c" choice of the template, by its dotted key: the local providers as
 # elf.toml.example uses them; the binds, DSN and Qdrant URL are given per test.
 FILL = {
@@ -67,8 +72,11 @@ FILL = {
 }
 TEST_STACK = tomllib.loads(TEST_CONFIG.read_text())
 FIXED_ENV = {
-    "service.http_bind": "127.0.0.1:18289", "service.mcp_bind": "127.0.0.1:18291", "service.admin_bind": "127.0.0.1:18290",
-    "storage.postgres.dsn": TEST_STACK["storage"]["postgres"]["dsn"], "storage.qdrant.url": TEST_STACK["storage"]["qdrant"]["url"],
+    "service.http_bind": "127.0.0.1:18289",
+    "service.mcp_bind": "127.0.0.1:18291",
+    "service.admin_bind": "127.0.0.1:18290",
+    "storage.postgres.dsn": TEST_STACK["storage"]["postgres"]["dsn"],
+    "storage.qdrant.url": TEST_STACK["storage"]["qdrant"]["url"],
 }
 
 
@@ -96,17 +104,31 @@ def write_template(path: Path, **over) -> Path:
 
 def test_the_filled_template_keeps_the_template_keys_and_adds_none(tmp_path):
     raw = tomllib.loads(write_template(tmp_path / "elf.toml").read_text())
-    assert sorted(raw) == ["chunking", "context", "lifecycle", "mcp", "memory", "providers", "ranking", "scopes",
-                           "search", "security", "service", "storage"]
+    assert sorted(raw) == [
+        "chunking",
+        "context",
+        "lifecycle",
+        "mcp",
+        "memory",
+        "providers",
+        "ranking",
+        "scopes",
+        "search",
+        "security",
+        "service",
+        "storage",
+    ]
     assert sorted(raw["search"]) == ["cache", "dynamic", "expansion", "explain", "prefilter"]
     assert raw["storage"]["qdrant"]["collection"] == "mem_notes_v2" and "<" not in str(raw)
 
 
 CONTEXT_MAPS = {
     "empty maps": {},
-    "filled maps": {"context.project_descriptions": {"t1:p1": "The harbour operations service.", "p1": "Harbour ops."},
-                    "context.scope_descriptions": {"project_shared": "Team conventions and decisions."},
-                    "context.scope_boost_weight": 0.1},
+    "filled maps": {
+        "context.project_descriptions": {"t1:p1": "The harbour operations service.", "p1": "Harbour ops."},
+        "context.scope_descriptions": {"project_shared": "Team conventions and decisions."},
+        "context.scope_boost_weight": 0.1,
+    },
 }
 
 
@@ -123,7 +145,11 @@ def test_strict_loader_loads_the_template_and_defaults_every_key_beyond_it(tmp_p
     assert cfg.search.default_mode == "planned_search"
     assert (cfg.service.api_workers, cfg.service.api_threads, cfg.service.api_embed_threads) == ("auto", 4, "auto")
     assert (cfg.worker.concurrency, cfg.worker.prefetch_multiplier, cfg.worker.nice, cfg.worker.embed_threads) == (
-        "auto", 1, 10, "auto")
+        "auto",
+        1,
+        10,
+        "auto",
+    )
     assert (cfg.memory.policy.min_confidence, cfg.memory.policy.min_importance) == (0.0, 0.0)
     assert not cfg.search.relation_context_on and not cfg.docs_enabled
     assert cfg.storage.qdrant.docs_collection == "mem_notes_v2_docs"
@@ -168,8 +194,9 @@ def test_elf_api_starts_on_the_filled_template(isolated_services, default_broker
         env = {f"service.{k}": data["service"][k] for k in ("http_bind", "mcp_bind", "admin_bind")}
         env["storage.postgres.dsn"] = data["storage"]["postgres"]["dsn"]
         env["storage.qdrant.url"] = data["storage"]["qdrant"]["url"]
-        text = fill_template({**FILL, **env}).replace('collection = "mem_notes_v2"',
-                                                       f'collection = "{data["storage"]["qdrant"]["collection"]}"')
+        text = fill_template({**FILL, **env}).replace(
+            'collection = "mem_notes_v2"', f'collection = "{data["storage"]["qdrant"]["collection"]}"'
+        )
         written["text"] = text
         data.clear()
         data.update(tomllib.loads(text))
@@ -182,8 +209,21 @@ def test_elf_api_starts_on_the_filled_template(isolated_services, default_broker
         health = requests.get(base + "/health", timeout=30)
         assert health.status_code == 200, health.text
         assert health.json()["checks"] == {"postgres": "ok", "qdrant": "ok", "broker": "ok"}
-    added = requests.post(s.public + "/v2/notes/ingest", headers=CONTEXT_HEADERS, timeout=60, json={
-        "scope": "agent_private", "notes": [{"type": "fact", "text": "Fact: the harbour crane lifts forty tonnes.",
-                                             "importance": 0.5, "confidence": 0.9}]})
+    added = requests.post(
+        s.public + "/v2/notes/ingest",
+        headers=CONTEXT_HEADERS,
+        timeout=60,
+        json={
+            "scope": "agent_private",
+            "notes": [
+                {
+                    "type": "fact",
+                    "text": "Fact: the harbour crane lifts forty tonnes.",
+                    "importance": 0.5,
+                    "confidence": 0.9,
+                }
+            ],
+        },
+    )
     assert added.status_code == 200, added.text
     assert added.json()["results"][0]["op"] == "ADD"

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -190,7 +191,7 @@ def test_entry_points_give_numpy_no_blas_thread_pool():
 
 def _stat(pid: int, tid: int | None = None) -> list[str]:
     path = f"/proc/{pid}/task/{tid}/stat" if tid else f"/proc/{pid}/stat"
-    text = open(path).read()
+    text = Path(path).read_text()
     return text[text.rindex(")") + 2 :].split()  # fields from the 3rd (state) on
 
 
@@ -239,8 +240,8 @@ def test_worker_runs_every_process_and_thread_at_its_niceness_and_the_api_does_n
     # Started in a session of its own (as setsid does), the worker lowers its session's autogroup too, else the
     # kernel would share the cores between the API's session and the worker's whatever the threads' niceness.
     if autogroups_enabled():
-        assert open(f"/proc/{main}/autogroup").read().split()[-1] == "7"
-        assert open(f"/proc/{s.api.proc.pid}/autogroup").read().split()[-1] == "0"
+        assert Path(f"/proc/{main}/autogroup").read_text().split()[-1] == "7"
+        assert Path(f"/proc/{s.api.proc.pid}/autogroup").read_text().split()[-1] == "0"
 
     api_workers = _children(s.api.proc.pid)
     assert len(api_workers) == 3, api_workers  # service.api_workers

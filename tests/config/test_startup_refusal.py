@@ -7,8 +7,8 @@ import tomllib
 
 import pytest
 
-from tests.conftest import REPO, entry_point
 from elf_config.toml_writer import dumps
+from tests.conftest import REPO, entry_point
 
 EXAMPLE = tomllib.loads((REPO / "elf.toml.example").read_text())
 

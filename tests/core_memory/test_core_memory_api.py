@@ -150,7 +150,8 @@ def test_each_route_records_who_wrote_and_why(svc, t):
 def test_session_end_expires_when_the_run_ends(svc, t):
     assert upsert(svc, t, "task.goal", "ship the report", scope="session", kind="fact", run_id="r9",
                   ttl="session_end").status_code == 200
-    assert upsert(svc, t, "task.mood", "focused", scope="session", kind="fact", run_id="r9", ttl="8h").status_code == 200
+    mood = upsert(svc, t, "task.mood", "focused", scope="session", kind="fact", run_id="r9", ttl="8h")
+    assert mood.status_code == 200
     assert resolve(svc, t, ["task.goal"], "r9")["task.goal"]["value"] == "ship the report"
     assert not resolve(svc, t, ["task.goal"], "other-run")["task.goal"]["found"]
     end = call(svc, "POST", "/v2/core-memory/runs/r9/end", t)
@@ -161,10 +162,18 @@ def test_session_end_expires_when_the_run_ends(svc, t):
     closed = upsert(svc, t, "task.goal", "again", scope="session", kind="fact", run_id="r9")
     assert closed.status_code == 409 and closed.json()["error_code"] == "RUN_ENDED"
     text = call(svc, "GET", "/v2/core-memory/runs/r9/session.md", t).text
-    same = call(svc, "PUT", "/v2/core-memory/runs/r9/session.md", t, data=text, headers={"Content-Type": "text/markdown"})
+    same = call(
+        svc, "PUT", "/v2/core-memory/runs/r9/session.md", t, data=text, headers={"Content-Type": "text/markdown"}
+    )
     assert same.status_code == 200 and same.json()["changed"] is False  # re-saving it unchanged is no write
-    edited = call(svc, "PUT", "/v2/core-memory/runs/r9/session.md", t, data=text + "- key:x | value:y\n",
-                  headers={"Content-Type": "text/markdown"})
+    edited = call(
+        svc,
+        "PUT",
+        "/v2/core-memory/runs/r9/session.md",
+        t,
+        data=text + "- key:x | value:y\n",
+        headers={"Content-Type": "text/markdown"},
+    )
     assert edited.status_code == 409 and edited.json()["error_code"] == "RUN_ENDED"
     ops = [a["op"] for a in audit(svc, t, "r9")]
     assert ops[-2:] == ["end_run", "expire"]
@@ -174,9 +183,11 @@ def test_session_end_expires_when_the_run_ends(svc, t):
 
 
 def test_compact_removes_expired_and_duplicate_lines(svc, t):
-    doc = ("# PROFILE\n\n## Preferences\n"
-           "- key:a | value:old | priority:50 | ttl:1s | updated_at:2026-01-01T00:00:00Z\n"
-           "- key:b | value:loser | priority:10\n- key:b | value:winner | priority:90\n- key:c | value:kept\n")
+    doc = (
+        "# PROFILE\n\n## Preferences\n"
+        "- key:a | value:old | priority:50 | ttl:1s | updated_at:2026-01-01T00:00:00Z\n"
+        "- key:b | value:loser | priority:10\n- key:b | value:winner | priority:90\n- key:c | value:kept\n"
+    )
     put = call(svc, "PUT", PROFILE, t, data=doc, headers={"Content-Type": "text/markdown"})
     assert put.status_code == 200, put.text
     assert call(svc, "GET", PROFILE, t).text == doc  # stored exactly as sent
@@ -184,8 +195,10 @@ def test_compact_removes_expired_and_duplicate_lines(svc, t):
     assert set(got) == {"b", "c"} and got["b"]["value"] == "winner"
     c = call(svc, "POST", "/v2/core-memory/compact", t, json={"scope": "profile"}).json()
     assert [(x["line"], x["key"]) for x in c["removed"]] == [(4, "a"), (5, "b")] and len(c["audit_ids"]) == 2
-    assert call(svc, "GET", PROFILE, t).text == "# PROFILE\n\n## Preferences\n- key:b | value:winner | priority:90\n" \
+    assert (
+        call(svc, "GET", PROFILE, t).text == "# PROFILE\n\n## Preferences\n- key:b | value:winner | priority:90\n"
         "- key:c | value:kept\n"
+    )
     assert call(svc, "POST", "/v2/core-memory/compact", t, json={"scope": "profile"}).json()["removed"] == []
     tie = rows(svc, "SELECT reason FROM core_memory_audit WHERE tenant_id = %s AND op = 'tie_break'", (t,))
     assert len(tie) == 1 and "higher priority (90 over 10)" in tie[0][0]
@@ -193,8 +206,11 @@ def test_compact_removes_expired_and_duplicate_lines(svc, t):
 
 def test_non_english_and_secrets_are_refused_with_their_path(svc, t):
     thai = upsert(svc, t, "response.tone", "เป็นกันเอง")
-    assert thai.status_code == 422 and thai.json() == {**thai.json(), "error_code": "NON_ENGLISH_INPUT",
-                                                       "fields": ["$.value"]}
+    assert thai.status_code == 422 and thai.json() == {
+        **thai.json(),
+        "error_code": "NON_ENGLISH_INPUT",
+        "fields": ["$.value"],
+    }
     secret = upsert(svc, t, "tool.key", "use sk-proj-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a")
     assert secret.status_code == 422 and secret.json()["error_code"] == "REJECT_SECRET"
     assert secret.json()["fields"] == ["$.value"]
@@ -215,8 +231,14 @@ def test_malformed_markdown_is_422_naming_line_and_field_and_stores_nothing(svc,
     assert r.json()["fields"] == ["$.line[5].priority"] and "Line 5" in r.json()["message"]
     got = call(svc, "GET", PROFILE, t)
     assert got.content == good.encode() and got.headers["ETag"] == '"1"'
-    stale = call(svc, "PUT", PROFILE, t, data=good + "- key:z | value:three\r\n",
-                 headers={"Content-Type": "text/markdown", "If-Match": '"0"'})
+    stale = call(
+        svc,
+        "PUT",
+        PROFILE,
+        t,
+        data=good + "- key:z | value:three\r\n",
+        headers={"Content-Type": "text/markdown", "If-Match": '"0"'},
+    )
     assert stale.status_code == 412 and stale.json()["error_code"] == "VERSION_CONFLICT"
     assert call(svc, "PUT", PROFILE, t, data=b"\xff\xfe", headers={"Content-Type": "text/markdown"}).status_code == 400
     as_json = call(svc, "GET", PROFILE + "?format=json", t).json()
@@ -245,18 +267,28 @@ def test_concurrent_upserts_of_one_key_leave_one_document_and_two_audit_rows(svc
 
 
 def test_remember_that_then_resolve_and_forget(svc, t):
-    said = call(svc, "POST", "/v2/core-memory/utterances", t,
-                json={"text": "Remember that I prefer short answers", "run_id": "u1"})
+    said = call(
+        svc,
+        "POST",
+        "/v2/core-memory/utterances",
+        t,
+        json={"text": "Remember that I prefer short answers", "run_id": "u1"},
+    )
     assert said.status_code == 200, said.text
     body = said.json()
-    assert (body["op"], body["key"], body["value"], body["verified"]) == ("upsert", "response.verbosity", "concise",
-                                                                           True)
+    assert (body["op"], body["key"], body["value"], body["verified"]) == (
+        "upsert",
+        "response.verbosity",
+        "concise",
+        True,
+    )
     assert body["doc_version"] == 1 and body["audit_id"] and body["acknowledgement"]
     got = resolve(svc, t, ["response.verbosity"], "u1")["response.verbosity"]
     assert got["value"] == "concise" and got["provenance"]["source"] == "user_explicit"
     assert audit(svc, t, "u1")[0]["reason"] == "user said: Remember that I prefer short answers"
-    short = call(svc, "POST", "/v2/core-memory/utterances", t, json={"text": "set the reply tone to warm",
-                                                                      "run_id": "u1"}).json()
+    short = call(
+        svc, "POST", "/v2/core-memory/utterances", t, json={"text": "set the reply tone to warm", "run_id": "u1"}
+    ).json()
     assert short["acknowledgement"] == "Noted."  # verbosity is concise now
     gone = call(svc, "POST", "/v2/core-memory/utterances", t, json={"text": "forget my reply tone", "run_id": "u1"})
     assert gone.json()["op"] == "delete" and gone.json()["verified"] and len(gone.json()["deleted"]) == 1
@@ -266,8 +298,9 @@ def test_remember_that_then_resolve_and_forget(svc, t):
 
 
 def test_inferred_entries_stay_pending_until_confirmed(svc, t):
-    said = call(svc, "POST", "/v2/core-memory/utterances", t,
-                json={"text": "change my preference to dark mode", "run_id": "p1"}).json()
+    said = call(
+        svc, "POST", "/v2/core-memory/utterances", t, json={"text": "change my preference to dark mode", "run_id": "p1"}
+    ).json()
     assert said["op"] == "pending" and said["confidence"] < 0.8 and said["pending_entry_id"]
     staged = upsert(svc, t, "preference.font", "serif", source="user_inferred", run_id="p1")
     assert staged.status_code == 202 and staged.json()["status"] == "pending"
@@ -298,8 +331,10 @@ def test_bad_requests_get_clear_errors(svc, t):
         ({"scope": "profile", "kind": "fact", "key": "a", "value": "b\nc", "source": "system"}, ["$.value"]),
         ({"scope": "profile", "kind": "fact", "key": "a", "value": "b", "source": "admin"}, ["$.source"]),
         ({"scope": "profile", "kind": "fact", "key": "a", "value": "b", "source": "system", "ttl": "soon"}, ["$.ttl"]),
-        ({"scope": "profile", "kind": "fact", "key": "a", "value": "b", "source": "system", "ttl": "session_end"},
-         ["$.ttl"]),
+        (
+            {"scope": "profile", "kind": "fact", "key": "a", "value": "b", "source": "system", "ttl": "session_end"},
+            ["$.ttl"],
+        ),
         ({"scope": "profile", "kind": "fact", "key": "a", "value": "b", "source": "system", "extra": 1}, ["$.extra"]),
     ]
     for body, fields in cases:

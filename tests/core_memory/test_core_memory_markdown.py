@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -16,8 +16,8 @@ from core_memory.domain.vocabulary import MemoryScope
 
 SPEC = Path(__file__).resolve().parents[2] / "docs" / "spec" / "core-memory-markdown.md"
 EXAMPLES = dict(zip((MemoryScope.PROFILE, MemoryScope.SESSION, MemoryScope.POLICY),
-                    re.findall(r"```md\n(.*?)```", SPEC.read_text(), re.S)))
-T = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
+                    re.findall(r"```md\n(.*?)```", SPEC.read_text(), re.S), strict=False))
+T = datetime(2026, 3, 1, 9, 30, tzinfo=UTC)
 
 
 def canonical(doc):
@@ -38,7 +38,7 @@ def test_spec_profile_fields_are_parsed():
     (n, tone), (_, lang), (_, fmt) = parse(EXAMPLES[MemoryScope.PROFILE], MemoryScope.PROFILE).entries()
     assert (n, tone.key, tone.value, tone.kind, tone.priority, tone.ttl, tone.source) == (
         4, "response.tone", "professional-friendly", "preference", 70, "none", "user_explicit")
-    assert tone.updated_at == datetime(2026, 2, 7, 11, 0, tzinfo=timezone.utc)
+    assert tone.updated_at == datetime(2026, 2, 7, 11, 0, tzinfo=UTC)
     assert (lang.value, fmt.source) == ("th", "user_inferred")
 
 
@@ -126,13 +126,18 @@ def test_a_lone_carriage_return_is_refused():
 
 
 def test_duplicate_keys_parse_and_upsert_leaves_one_line():
-    text = "# PROFILE\n\n## Preferences\n- key:tone | value:warm | priority:60\n- key:x | value:y\n- key:tone | value:dry\n"
+    text = (
+        "# PROFILE\n\n## Preferences\n- key:tone | value:warm | priority:60\n- key:x | value:y\n"
+        "- key:tone | value:dry\n"
+    )
     doc = parse(text, MemoryScope.PROFILE)
     assert [e.key for _, e in doc.entries()] == ["tone", "x", "tone"]
     edited, removed = upsert(doc, Entry("tone", "calm", "preference", priority=70, updated_at=T))
     assert [(n, e.value) for n, e in removed] == [(4, "warm"), (6, "dry")]
-    assert render(edited) == ("# PROFILE\n\n## Preferences\n- key:tone | value:calm | priority:70 | ttl:none | "
-                              "updated_at:2026-03-01T09:30:00Z\n- key:x | value:y\n")
+    assert render(edited) == (
+        "# PROFILE\n\n## Preferences\n- key:tone | value:calm | priority:70 | ttl:none | "
+        "updated_at:2026-03-01T09:30:00Z\n- key:x | value:y\n"
+    )
 
 
 def test_upsert_files_a_kind_under_its_section_and_keeps_other_lines_byte_for_byte():
@@ -143,10 +148,14 @@ def test_upsert_files_a_kind_under_its_section_and_keeps_other_lines_byte_for_by
     assert lines[:5] == text.splitlines()  # appended to Context, the session's fact section
     assert len(lines) == 6 and lines[5].startswith("- key:task.deadline | value:Friday |")
     rule, _ = upsert(fact, Entry("style.no_emoji", "never use emoji", "constraint", updated_at=T))
-    assert render(rule).endswith("\n\n## Constraints\n- key:style.no_emoji | value:never use emoji | priority:50 | "
-                                 "ttl:none | updated_at:2026-03-01T09:30:00Z\n")
+    assert render(rule).endswith(
+        "\n\n## Constraints\n- key:style.no_emoji | value:never use emoji | priority:50 | "
+        "ttl:none | updated_at:2026-03-01T09:30:00Z\n"
+    )
     moved, removed = upsert(rule, Entry("task.deadline", "Monday", "instruction", updated_at=T))
-    assert [e.value for _, e in removed] == ["Friday"] and "## Instructions\n- key:task.deadline | kind" not in render(moved)
+    assert [e.value for _, e in removed] == ["Friday"] and "## Instructions\n- key:task.deadline | kind" not in render(
+        moved
+    )
     assert parse(render(moved), MemoryScope.SESSION).entries()[-1][1].kind == "instruction"
 
 
@@ -155,7 +164,8 @@ def test_remove_key_and_empty_document():
     after, removed = remove_key(doc, "response.language")
     assert [e.key for _, e in removed] == ["response.language"]
     assert render(after) == EXAMPLES[MemoryScope.PROFILE].replace(
-        EXAMPLES[MemoryScope.PROFILE].splitlines()[4] + "\n", "")
+        EXAMPLES[MemoryScope.PROFILE].splitlines()[4] + "\n", ""
+    )
     assert remove_key(doc, "nope")[1] == []
     assert render(empty_document(MemoryScope.POLICY)) == "# POLICY\n"
     first, _ = upsert(parse("", MemoryScope.SESSION), Entry("goal", "ship it", "fact", ttl="session_end"))

@@ -9,7 +9,6 @@ only POLICY.md has is never enumerated; named in ``keys`` it resolves over all t
 
 from __future__ import annotations
 
-
 import pytest
 import requests
 

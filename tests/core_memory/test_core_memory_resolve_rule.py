@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -20,7 +20,7 @@ from elf_kernel.context import RequestContext
 
 pytestmark = pytest.mark.django_db
 SECTIONS = {MemoryScope.POLICY: "Guardrails", MemoryScope.PROFILE: "Preferences", MemoryScope.SESSION: "Context"}
-T0 = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 
 
 def _document(rng: random.Random, scope: MemoryScope) -> str:

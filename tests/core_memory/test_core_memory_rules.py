@@ -3,7 +3,7 @@ form, and the natural-language trigger classifier."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -12,7 +12,7 @@ from core_memory.domain.ttl import TtlError, is_expired, parse_ttl
 from core_memory.domain.utterances import classify
 from core_memory.domain.vocabulary import MemoryScope
 
-T0 = datetime(2026, 2, 7, 11, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 2, 7, 11, 0, tzinfo=UTC)
 P, R, S = MemoryScope.POLICY, MemoryScope.PROFILE, MemoryScope.SESSION
 
 
@@ -56,10 +56,10 @@ def test_duration_ttls_expire_after_their_length(text, seconds):
 
 def test_absolute_none_and_session_end_ttls():
     at = parse_ttl("2026-03-01T00:00:00+07:00")
-    assert at.expires_at(T0) == datetime(2026, 2, 28, 17, 0, tzinfo=timezone.utc)
-    assert not is_expired(at, T0, datetime(2026, 2, 28, 16, 59, tzinfo=timezone.utc), run_ended=True)
-    assert is_expired(at, T0, datetime(2026, 2, 28, 17, 0, tzinfo=timezone.utc), run_ended=False)
-    assert parse_ttl("2026-03-01T00:00:00Z").at == datetime(2026, 3, 1, tzinfo=timezone.utc)
+    assert at.expires_at(T0) == datetime(2026, 2, 28, 17, 0, tzinfo=UTC)
+    assert not is_expired(at, T0, datetime(2026, 2, 28, 16, 59, tzinfo=UTC), run_ended=True)
+    assert is_expired(at, T0, datetime(2026, 2, 28, 17, 0, tzinfo=UTC), run_ended=False)
+    assert parse_ttl("2026-03-01T00:00:00Z").at == datetime(2026, 3, 1, tzinfo=UTC)
     forever = parse_ttl("none")
     assert forever.expires_at(T0) is None and not is_expired(forever, T0, T0 + timedelta(days=3650), run_ended=True)
     end = parse_ttl("session_end")

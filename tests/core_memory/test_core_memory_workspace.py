@@ -77,12 +77,16 @@ def test_profile_only_import_without_run(tenant, tmp_path) -> None:
 
 
 def test_malformed_line_exits_non_zero_naming_it_and_stores_nothing(tenant, tmp_path) -> None:
-    (tmp_path / "PROFILE.md").write_text("# PROFILE\n\n## Preferences\n- key:response.tone | value:calm | priority:70\n")
+    (tmp_path / "PROFILE.md").write_text(
+        "# PROFILE\n\n## Preferences\n- key:response.tone | value:calm | priority:70\n"
+    )
     ok(core_memory("import", tmp_path, tenant))
     before = stored(tenant)
     assert before["profile"][0] == 1
 
-    (tmp_path / "PROFILE.md").write_text("# PROFILE\n\n## Preferences\n- key:response.tone | value:calm | priority:high\n")
+    (tmp_path / "PROFILE.md").write_text(
+        "# PROFILE\n\n## Preferences\n- key:response.tone | value:calm | priority:high\n"
+    )
     proc = core_memory("import", tmp_path, tenant)
     assert proc.returncode != 0
     assert "PROFILE.md: Line 4, priority: 'high' is not an integer" in proc.stderr
@@ -101,9 +105,11 @@ def test_bad_session_leaves_profile_unwritten(tenant, tmp_path) -> None:
 
 
 def test_gate_errors_name_the_file_and_line(tenant, tmp_path) -> None:
-    (tmp_path / "PROFILE.md").write_text("# PROFILE\n\n## Facts\n"
-                                         "- key:user.name | value:the user is called Sam\n"
-                                         "- key:user.token | value:api key sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n")
+    (tmp_path / "PROFILE.md").write_text(
+        "# PROFILE\n\n## Facts\n"
+        "- key:user.name | value:the user is called Sam\n"
+        "- key:user.token | value:api key sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n"
+    )
     proc = core_memory("import", tmp_path, tenant)
     assert proc.returncode != 0
     assert "PROFILE.md:" in proc.stderr and "(Line 5, value) [REJECT_SECRET]" in proc.stderr

@@ -101,12 +101,18 @@ def test_limits_and_the_english_gate_name_the_field(svc):
     assert too_big.status_code == 413 and too_big.json()["fields"] == ["$.content"], too_big.text
     five_mib = put(svc, t, content="x" * (5 * 1024 * 1024))
     assert five_mib.status_code == 413 and five_mib.json()["error_code"] == "PAYLOAD_TOO_LARGE"
-    cyrillic = put(svc, t, content="Это руководство описывает работу гавани и расписание паромов на остров каждый день.")
+    cyrillic = put(
+        svc, t, content="Это руководство описывает работу гавани и расписание паромов на остров каждый день."
+    )
     assert cyrillic.status_code == 422 and cyrillic.json()["fields"] == ["$.content"]
     title = put(svc, t, title="Руководство гавани", content=SECTION)
     assert title.status_code == 422 and title.json()["fields"] == ["$.title"]
-    bad_span = requests.post(svc.public + "/v2/docs/excerpts", headers=headers(tenant=t), timeout=10,
-                             json={"doc_id": str(uuid.uuid4()), "position": {"start": 9, "end": 3}})
+    bad_span = requests.post(
+        svc.public + "/v2/docs/excerpts",
+        headers=headers(tenant=t),
+        timeout=10,
+        json={"doc_id": str(uuid.uuid4()), "position": {"start": 9, "end": 3}},
+    )
     assert bad_span.status_code == 400 and bad_span.json()["fields"] == ["$.position.end"]
     assert rows(svc, "SELECT count(*) FROM doc_documents WHERE tenant_id = %s", (t,)) == [(0,)]
 
@@ -114,15 +120,20 @@ def test_limits_and_the_english_gate_name_the_field(svc):
 def test_each_use_case_judges_its_own_text(svc):
     t = tenant()
     doc_id = put(svc, t, content=SECTION).json()["doc_id"]
-    quote = requests.post(svc.public + "/v2/docs/excerpts", headers=headers(tenant=t), timeout=10,
-                          json={"doc_id": doc_id, "quote": {"exact": "Это руководство описывает работу гавани."}})
+    quote = requests.post(
+        svc.public + "/v2/docs/excerpts",
+        headers=headers(tenant=t),
+        timeout=10,
+        json={"doc_id": doc_id, "quote": {"exact": "Это руководство описывает работу гавани."}},
+    )
     assert quote.status_code == 422 and quote.json()["fields"] == ["$.quote.exact"], quote.text
     query = l0(svc, t, "Когда проверяют резервный генератор каждую неделю?")
     assert query.status_code == 422 and query.json()["fields"] == ["$.query"], query.text
     blank = l0(svc, t, "   ")
     assert blank.status_code == 400 and blank.json()["fields"] == ["$.query"], blank.text
-    elsewhere = requests.post(f"{svc.public}/v2/docs/{doc_id}/unpublish", json={"space": "org_shared"},
-                              headers=headers(tenant=t), timeout=10)
+    elsewhere = requests.post(
+        f"{svc.public}/v2/docs/{doc_id}/unpublish", json={"space": "org_shared"}, headers=headers(tenant=t), timeout=10
+    )
     assert elsewhere.status_code == 400 and elsewhere.json()["fields"] == ["$.space"], elsewhere.text
 
 
@@ -135,11 +146,19 @@ def test_other_agents_read_a_shared_doc_only_through_a_grant(svc):
         assert r.status_code == 404 and r.json()["error_code"] == "NOT_FOUND"
     other_tenant = requests.get(f"{svc.public}/v2/docs/{private}", headers=headers(tenant=tenant()), timeout=10)
     assert other_tenant.status_code == 404
-    grant = requests.post(svc.public + "/v2/spaces/team_shared/grants", headers=headers(tenant=t), timeout=10,
-                          json={"grantee_kind": "agent", "grantee_agent_id": "a2"})
+    grant = requests.post(
+        svc.public + "/v2/spaces/team_shared/grants",
+        headers=headers(tenant=t),
+        timeout=10,
+        json={"grantee_kind": "agent", "grantee_agent_id": "a2"},
+    )
     assert grant.status_code == 200
-    assert requests.get(f"{svc.public}/v2/docs/{shared}", headers=headers("a2", tenant=t), timeout=10).status_code == 200
-    assert requests.get(f"{svc.public}/v2/docs/{private}", headers=headers("a2", tenant=t), timeout=10).status_code == 404
+    assert (
+        requests.get(f"{svc.public}/v2/docs/{shared}", headers=headers("a2", tenant=t), timeout=10).status_code == 200
+    )
+    assert (
+        requests.get(f"{svc.public}/v2/docs/{private}", headers=headers("a2", tenant=t), timeout=10).status_code == 404
+    )
     denied = requests.delete(f"{svc.public}/v2/docs/{shared}", headers=headers("a2", tenant=t), timeout=10)
     assert denied.status_code == 403 and denied.json()["error_code"] == "SCOPE_DENIED"
 
@@ -159,18 +178,22 @@ def test_delete_removes_the_document_and_its_points(svc):
 def test_a_disabled_extension_fails_closed(isolated_services_module):
     def mutate(data):
         data["docs"]["enabled"] = False
+
     s = isolated_services_module("docs_off", mutate)
     s.start_api()
-    for method, path, body in (("POST", "/v2/docs", {"scope": "agent_private", "content": SECTION}),
-                               ("GET", f"/v2/docs/{uuid.uuid4()}", None),
-                               ("POST", "/v2/docs/excerpts", {"doc_id": str(uuid.uuid4())})):
+    for method, path, body in (
+        ("POST", "/v2/docs", {"scope": "agent_private", "content": SECTION}),
+        ("GET", f"/v2/docs/{uuid.uuid4()}", None),
+        ("POST", "/v2/docs/excerpts", {"doc_id": str(uuid.uuid4())}),
+    ):
         r = requests.request(method, s.public + path, json=body, headers=headers(), timeout=10)
         assert r.status_code == 403 and r.json()["error_code"] == "DOCS_DISABLED", (path, r.text)
 
 
 def l0(svc, t, query, agent="a1", **body):
-    return requests.post(svc.public + "/v2/docs/search/l0", json={"query": query, **body},
-                         headers=headers(agent, tenant=t), timeout=60)
+    return requests.post(
+        svc.public + "/v2/docs/search/l0", json={"query": query, **body}, headers=headers(agent, tenant=t), timeout=60
+    )
 
 
 def test_l0_finds_the_chunk_and_its_pointer_hydrates_verified(svc):
@@ -186,7 +209,7 @@ def test_l0_finds_the_chunk_and_its_pointer_hydrates_verified(svc):
     assert pointer["schema"] == "source_ref/v1" and pointer["resolver"] == "elf_doc_ext/v1"
     assert pointer["ref"] == {"doc_id": doc_id, "chunk_id": top["chunk_id"]}
     span = pointer["locator"]["position"]
-    assert "backup generator" in CONTENT.encode()[span["start"]:span["end"]].decode()
+    assert "backup generator" in CONTENT.encode()[span["start"] : span["end"]].decode()
     # the pointer, stored on a note, hydrates later with verification
     got = excerpt(svc, t, doc_id=doc_id, chunk_id=pointer["ref"]["chunk_id"], position=span, state=pointer["state"])
     assert got["verified"] and "backup generator" in got["excerpt"]
@@ -201,25 +224,37 @@ def test_a_note_keeps_the_pointer_and_a_search_hydrates_it_verified(svc):
     doc_id = put(svc, t).json()["doc_id"]
     wait_indexed(svc, doc_id)
     pointer = l0(svc, t, "When is the backup generator tested?", top_k=1).json()["items"][0]["source_ref"]
-    res = ingest(svc, [note("Fact: the harbour's backup generator is tested every Monday.", source_ref=pointer)],
-                 tenant=t).json()["results"][0]
+    res = ingest(
+        svc, [note("Fact: the harbour's backup generator is tested every Monday.", source_ref=pointer)], tenant=t
+    ).json()["results"][0]
     assert res["op"] == "ADD", res
     wait_note_indexed(svc, res["note_id"])
     stored = requests.get(f"{svc.public}/v2/notes/{res['note_id']}", headers=headers(tenant=t), timeout=10).json()
     assert stored["source_ref"] == pointer
 
     def hydrate():
-        session = requests.post(svc.public + "/v2/searches", json={"query": "backup generator", "mode": "quick_find"},
-                                headers={**headers(tenant=t), "X-ELF-Read-Profile": "private_only"}, timeout=60).json()
-        r = requests.post(f"{svc.public}/v2/searches/{session['search_id']}/notes", headers=headers(tenant=t),
-                          json={"note_ids": [res["note_id"]], "include_source_excerpts": True}, timeout=30)
+        session = requests.post(
+            svc.public + "/v2/searches",
+            json={"query": "backup generator", "mode": "quick_find"},
+            headers={**headers(tenant=t), "X-ELF-Read-Profile": "private_only"},
+            timeout=60,
+        ).json()
+        r = requests.post(
+            f"{svc.public}/v2/searches/{session['search_id']}/notes",
+            headers=headers(tenant=t),
+            json={"note_ids": [res["note_id"]], "include_source_excerpts": True},
+            timeout=30,
+        )
         assert r.status_code == 200, r.text
         return r.json()["results"][0]["source_excerpt"]
 
     got = hydrate()
     assert got["verified"] and got["level"] == "L1" and "backup generator is tested" in got["excerpt"]
-    rows(svc, "UPDATE doc_documents SET content = replace(content, 'Monday', 'Sunday') WHERE doc_id = %s "
-              "RETURNING 1", (doc_id,))  # same length: the size check holds, the hash does not
+    rows(
+        svc,
+        "UPDATE doc_documents SET content = replace(content, 'Monday', 'Sunday') WHERE doc_id = %s RETURNING 1",
+        (doc_id,),
+    )  # same length: the size check holds, the hash does not
     stale = hydrate()
     assert not stale["verified"] and "CONTENT_HASH_MISMATCH" in stale["verification_errors"]
 
@@ -232,16 +267,24 @@ def test_a_private_doc_is_read_by_another_agent_only_after_publish_and_grant(svc
         return requests.get(f"{svc.public}/v2/docs/{doc_id}", headers=headers("a2", tenant=t), timeout=10).status_code
 
     def move(action, agent="a1"):
-        return requests.post(f"{svc.public}/v2/docs/{doc_id}/{action}", json={"space": "team_shared"},
-                             headers=headers(agent, tenant=t), timeout=10)
+        return requests.post(
+            f"{svc.public}/v2/docs/{doc_id}/{action}",
+            json={"space": "team_shared"},
+            headers=headers(agent, tenant=t),
+            timeout=10,
+        )
 
     assert seen_by_a2() == 404
     assert move("publish", agent="a2").status_code == 404  # only the owner moves it
     r = move("publish")
     assert r.status_code == 200 and r.json() == {"doc_id": doc_id, "scope": "project_shared"}
     assert seen_by_a2() == 404  # published, but no grant yet
-    requests.post(svc.public + "/v2/spaces/team_shared/grants", json={"grantee_kind": "agent", "grantee_agent_id": "a2"},
-                  headers=headers(tenant=t), timeout=10).raise_for_status()
+    requests.post(
+        svc.public + "/v2/spaces/team_shared/grants",
+        json={"grantee_kind": "agent", "grantee_agent_id": "a2"},
+        headers=headers(tenant=t),
+        timeout=10,
+    ).raise_for_status()
     assert seen_by_a2() == 200
     wait_indexed(svc, doc_id)
     assert {p.payload["scope"] for p in doc_points(svc, doc_id)} == {"project_shared"}

@@ -79,7 +79,7 @@ def test_upsert_indexes_every_chunk_with_the_design_payload(svc) -> None:
     vectors = stored_vectors(svc, chunks)
     assert set(vectors) == set(chunks)
     start = 0
-    for index, (point, part) in enumerate(zip(points, PARTS)):
+    for index, (point, part) in enumerate(zip(points, PARTS, strict=False)):
         p = point.payload
         assert set(p) == PAYLOAD_FIELDS  # no text in Qdrant
         end = start + len(part.encode())

@@ -8,7 +8,6 @@ publish, which ensures the space's project grant): a reader still needs a space 
 
 from __future__ import annotations
 
-
 import pytest
 import requests
 

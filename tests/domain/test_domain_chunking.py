@@ -115,7 +115,7 @@ def test_characters_the_tokenizer_drops_stay_inside_a_chunk() -> None:
 
 
 def test_sentence_starts_follow_terminators_closers_and_line_breaks() -> None:
-    data = 'He said "stop!" Then left. Pi is 3.14 exactly\nNew line (really.) Next'.encode()
+    data = b'He said "stop!" Then left. Pi is 3.14 exactly\nNew line (really.) Next'
     starts = [data[s:s + 4] for s in sentence_starts(data)]
     assert starts == [b"Then", b"Pi i", b"New ", b"Next"]
 

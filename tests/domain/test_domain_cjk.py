@@ -8,14 +8,26 @@ from elf_domain.cjk import CJK_BLOCKS, contains_cjk
 from elf_domain.english_gate import check_natural_language
 
 
-@pytest.mark.parametrize("text", ["漢字", "ひらがな", "カタカナ", "한국어", "ｶﾀｶﾅ", "\U00020000", "a\u3000b", "Fridays。",
-                                  "「quoted」", "ー"])
+@pytest.mark.parametrize(
+    "text",
+    ["漢字", "ひらがな", "カタカナ", "한국어", "ｶﾀｶﾅ", "\U00020000", "a\u3000b", "Fridays。", "「quoted」", "ー"],
+)
 def test_every_v1_block_is_cjk(text):
     assert contains_cjk(text)
 
 
-@pytest.mark.parametrize("text", ["Fact: the ledger closes on Fridays.", "café, naïve, façade", "Привет", "مرحبا",
-                                  "Ａ fullwidth Latin", "— “quotes” …", ""])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fact: the ledger closes on Fridays.",
+        "café, naïve, façade",
+        "Привет",
+        "مرحبا",
+        "Ａ fullwidth Latin",
+        "— “quotes” …",
+        "",
+    ],
+)
 def test_other_scripts_and_punctuation_are_not(text):
     assert not contains_cjk(text)
 

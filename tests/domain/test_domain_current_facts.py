@@ -3,7 +3,7 @@ superseded is demoted (search.domain.current_facts)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -16,7 +16,7 @@ from search.domain.current_facts import (
 )
 from search.domain.ranking import Candidate, RankingParams, rank_items
 
-NOW = datetime(2026, 6, 15, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 6, 15, 12, 0, tzinfo=UTC)
 
 
 @pytest.mark.parametrize("query", [

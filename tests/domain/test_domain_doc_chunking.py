@@ -20,7 +20,7 @@ def test_chunks_cover_the_document_with_offsets_that_slice_it():
     assert chunks[0].start == 0 and chunks[-1].end == len(data)
     for c in chunks:
         assert data[c.start:c.end].decode() == c.text and 0 < c.end - c.start <= 256
-    for a, b in zip(chunks, chunks[1:]):
+    for a, b in zip(chunks, chunks[1:], strict=False):
         assert a.start < b.start < a.end and a.end - b.start <= 32  # overlapping by at most 32, moving forward
     assert [c.index for c in chunks] == list(range(len(chunks)))
 

@@ -22,7 +22,6 @@ from search.domain.search_filter import (
 )
 from tests.search_filter_helpers import BARE, NOTE, UTC, envelope, holds, leaf
 
-
 # For each field: the note's value, a smaller and a larger one (ordered fields), or a substring hit/miss and
 # another value (string fields). Every operator that applies to a field is generated true and false below.
 ORDERED = {

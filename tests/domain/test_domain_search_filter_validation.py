@@ -17,7 +17,6 @@ from search.domain.search_filter import (
 )
 from tests.search_filter_helpers import NOTE, UTC, envelope, error_path, holds, leaf, nested_not
 
-
 OK_LEAF = leaf("eq", "scope", "project_shared")
 
 

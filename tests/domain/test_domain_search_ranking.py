@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -27,7 +27,7 @@ from search.domain.ranking import (
 from search.domain.rrf import rrf_fuse
 from search.domain.snippets import ChunkText, stitch_snippet
 
-NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 # Only the terms a formula computes are listed (no always-zero deterministic.* terms).
 BLEND_TERMS = ["blend.retrieval", "blend.rerank", "tie_breaker", "context.scope_boost"]
 PLAIN = RankingParams(recency_tau_days=60, tie_breaker_weight=0.0, scope_boost_weight=0.0, scope_descriptions={},
@@ -314,15 +314,21 @@ def test_spec_additive_follows_score_gaps_the_rank_blend_ignores():
 
 
 def test_spec_additive_tie_breaker_can_overturn_a_small_rerank_gap():
-    items = [candidate("fresh", "c1", importance=1.0, age_days=0), candidate("stale", "c2", importance=0.0, age_days=120)]
+    items = [
+        candidate("fresh", "c1", importance=1.0, age_days=0),
+        candidate("stale", "c2", importance=0.0, age_days=120),
+    ]
     ranked = rank_items(items, rerank_scores=[0.50, 0.52], query="q", now=NOW, params=additive(0.1))
     assert [r.final_score for r in ranked] == pytest.approx([0.50 + 0.16, 0.52 + 0.1 * math.exp(-2)])
     assert aggregate_by_note(ranked)[0].candidate.note_id == "fresh"
 
 
 def test_spec_additive_without_rerank_ranks_by_the_fused_retrieval_score():
-    items = [candidate("a", "c1", retrieval_score=1.0), candidate("b", "c2", retrieval_score=0.35, age_days=60),
-             candidate("c", "c3", retrieval_score=0.5)]
+    items = [
+        candidate("a", "c1", retrieval_score=1.0),
+        candidate("b", "c2", retrieval_score=0.35, age_days=60),
+        candidate("c", "c3", retrieval_score=0.5),
+    ]
     ranked = rank_items(items, rerank_scores=None, query="q", now=NOW, params=additive(0.1))
     assert [t.name for t in ranked[0].terms] == ["retrieval_score", "tie_breaker", "context.scope_boost"]
     assert [term_values(r)["retrieval_score"] for r in ranked] == [1.0, 0.35, 0.5]
@@ -333,8 +339,9 @@ def test_spec_additive_without_rerank_ranks_by_the_fused_retrieval_score():
 
 def test_spec_additive_rejects_non_finite_scores_and_unknown_formulas_are_refused():
     with pytest.raises(ValueError):
-        rank_items([candidate("a", "c1", retrieval_score=math.inf)], rerank_scores=None, query="q", now=NOW,
-                   params=additive())
+        rank_items(
+            [candidate("a", "c1", retrieval_score=math.inf)], rerank_scores=None, query="q", now=NOW, params=additive()
+        )
     with pytest.raises(ValueError):
         rank_items([candidate("a", "c1")], rerank_scores=[math.nan], query="q", now=NOW, params=additive())
     with pytest.raises(ValueError):

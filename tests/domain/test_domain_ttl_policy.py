@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -16,7 +16,7 @@ from memory.domain.policy import (
 )
 from memory.domain.ttl import expires_at
 
-NOW = datetime(2026, 11, 21, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
 TTL_BY_TYPE = {"preference": 0, "constraint": 0, "decision": 0, "profile": 0, "fact": 180, "plan": 14}
 
 

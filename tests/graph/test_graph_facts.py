@@ -6,15 +6,15 @@ entities read API."""
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import requests
 
 from tests.notes_helpers import headers, ingest, note, rows
 
-T1 = datetime(2026, 1, 10, 9, 0, tzinfo=timezone.utc)
-T2 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+T1 = datetime(2026, 1, 10, 9, 0, tzinfo=UTC)
+T2 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")

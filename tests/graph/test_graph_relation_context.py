@@ -5,15 +5,15 @@ historical facts labelled."""
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 import requests
 
 from tests.notes_helpers import headers, ingest, note, rows, wait_indexed
 
-T1 = datetime(2026, 1, 10, 9, 0, tzinfo=timezone.utc)
-T2 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+T1 = datetime(2026, 1, 10, 9, 0, tzinfo=UTC)
+T2 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 TENANT = f"rc-{uuid.uuid4().hex[:8]}"
 
 
@@ -62,8 +62,12 @@ def off(isolated_services_module):
 
 
 def raw(svc, agent="a1"):
-    r = requests.post(svc.admin + "/v2/admin/searches/raw", json={"query": "Who leads which team?", "mode": "quick_find"},
-                      headers={**headers(agent, tenant=TENANT), "X-ELF-Read-Profile": "all_scopes"}, timeout=60)
+    r = requests.post(
+        svc.admin + "/v2/admin/searches/raw",
+        json={"query": "Who leads which team?", "mode": "quick_find"},
+        headers={**headers(agent, tenant=TENANT), "X-ELF-Read-Profile": "all_scopes"},
+        timeout=60,
+    )
     assert r.status_code == 200, r.text
     return r.json()
 
@@ -96,12 +100,14 @@ def test_both_bounds_hold(bounded):
 def test_the_trace_readbacks_carry_the_same_relation_context(roomy):
     body = raw(roomy)
     item = body["items"][0]
-    stored = requests.get(f"{roomy.admin}/v2/admin/trace-items/{item['result_handle']}",
-                          headers=headers(tenant=TENANT), timeout=10)
+    stored = requests.get(
+        f"{roomy.admin}/v2/admin/trace-items/{item['result_handle']}", headers=headers(tenant=TENANT), timeout=10
+    )
     assert stored.status_code == 200, stored.text
     assert stored.json()["item"]["explain"]["relation_context"] == item["explain"]["relation_context"]
-    trace = requests.get(f"{roomy.admin}/v2/admin/traces/{body['trace_id']}", headers=headers(tenant=TENANT),
-                         timeout=10).json()
+    trace = requests.get(
+        f"{roomy.admin}/v2/admin/traces/{body['trace_id']}", headers=headers(tenant=TENANT), timeout=10
+    ).json()
     assert all("relation_context" in i["explain"] for i in trace["items"])
 
 

@@ -133,8 +133,12 @@ def test_each_recipe_starts_and_calls_its_providers_over_http(isolated_services,
     assert [x["op"] for x in r.json()["results"]] == ["ADD"], r.json()
     wait_indexed(s, r.json()["results"][0]["note_id"])
     # planned_search: the query is embedded, the candidates reranked.
-    r = requests.post(s.public + "/v2/searches", timeout=60, json={"query": "staging database", "mode": "planned_search"},
-                      headers={**headers(), "X-ELF-Read-Profile": "private_only"})
+    r = requests.post(
+        s.public + "/v2/searches",
+        timeout=60,
+        json={"query": "staging database", "mode": "planned_search"},
+        headers={**headers(), "X-ELF-Read-Profile": "private_only"},
+    )
     assert r.status_code == 200, r.text
     assert {i["note_id"] for i in r.json()["items"]} >= {res["note_id"]}
 

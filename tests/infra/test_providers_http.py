@@ -9,6 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from elf_config import load_config
+from elf_config.schema import EmbeddingProviderConfig, ExtractorProviderConfig, RerankProviderConfig
+from elf_domain.extractor_prompt import RESPONSE_JSON_SCHEMA
 from elf_infra.providers import factory
 from elf_infra.providers.errors import (
     ExtractorOutputError,
@@ -20,12 +23,9 @@ from elf_infra.providers.errors import (
     ProviderResponseError,
     ProviderTimeoutError,
 )
-from elf_domain.extractor_prompt import RESPONSE_JSON_SCHEMA
 from elf_infra.providers.http_embedding import HttpEmbeddingProvider
 from elf_infra.providers.http_extractor import MAX_CALLS, HttpExtractorProvider
 from elf_infra.providers.http_rerank import HttpRerankProvider
-from elf_config import load_config
-from elf_config.schema import EmbeddingProviderConfig, ExtractorProviderConfig, RerankProviderConfig
 from tests.conftest import REPO
 from tests.fake_provider_server import (
     FakeProviderServer,

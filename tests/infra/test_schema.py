@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
@@ -119,9 +119,8 @@ def schema_dsn(pg_admin_dsn: str):
 @pytest.fixture
 def db(schema_dsn: str):
     """A connection whose work is rolled back at the end of the test."""
-    with psycopg.connect(schema_dsn, autocommit=True) as conn:
-        with conn.transaction(force_rollback=True):
-            yield conn
+    with psycopg.connect(schema_dsn, autocommit=True) as conn, conn.transaction(force_rollback=True):
+        yield conn
 
 
 def _snapshot(dsn: str) -> tuple[set[str], dict[str, tuple[str, str]]]:
@@ -300,7 +299,7 @@ def _fact(conn, subject, predicate_id, *, entity=None, value=None, valid_to=None
                                  predicate, predicate_id, object_entity_id, object_value, valid_from, valid_to)
         VALUES (%s, 't', 'p', 'a', 'project_shared', %s, 'works at', %s, %s, %s, %s, %s)
         """,
-        (uuid.uuid4(), subject, predicate_id, entity, value, datetime(2024, 1, 1, tzinfo=timezone.utc), valid_to),
+        (uuid.uuid4(), subject, predicate_id, entity, value, datetime(2024, 1, 1, tzinfo=UTC), valid_to),
     )
 
 
@@ -313,7 +312,7 @@ def test_one_open_fact_per_object(db):
         "'multi', 'pending')",
         (predicate_id,),
     )
-    closed = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    closed = datetime(2025, 1, 1, tzinfo=UTC)
     for obj in ({"entity": acme}, {"value": "Initech"}):
         _fact(db, alice, predicate_id, **obj)
         _fact(db, alice, predicate_id, **obj, valid_to=closed)

@@ -28,9 +28,9 @@ from elf_project.db_init import (
     render_schema,
 )
 from graph.domain.predicate_seed import SEEDED_PREDICATES
+from tests.infra.test_schema import _scratch_database, _snapshot
 from tests.notes_helpers import headers
 from tests.portability_helpers import psql_file, public_tables, table_contents
-from tests.infra.test_schema import _scratch_database, _snapshot
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql"
 PREVIOUS_RELEASE = Path(__file__).resolve().parents[1] / "data" / "previous_release.sql"

@@ -8,8 +8,8 @@ import tomllib
 import psycopg
 import redis
 
-from tests.conftest import REPO, free_port, entry_point
 from elf_config.toml_writer import dumps
+from tests.conftest import REPO, entry_point, free_port
 
 
 def _stack(cfg, action):

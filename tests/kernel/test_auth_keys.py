@@ -12,8 +12,8 @@ import secrets
 import pytest
 import requests
 
-from elf_kernel import auth
 from elf_config.schema import AuthKeyConfig
+from elf_kernel import auth
 
 TOKENS = {name: secrets.token_urlsafe(24) for name in ("user", "admin", "legacy_admin", "other_tenant", "profiled")}
 KEYS = [
@@ -155,16 +155,26 @@ def test_admin_key_on_admin_bind(svc, name):
     r = requests.get(svc.admin + "/v2/admin/traces/recent", headers=bearer(name), timeout=10)
     assert r.status_code == 200, r.text
     assert r.json()["schema"] == "elf.recent_traces/v1"
-    r = requests.post(svc.admin + "/v2/admin/searches/raw", headers=bearer(name, **{"X-ELF-Read-Profile": "all_scopes"}),
-                      json={"query": "What is stored?"}, timeout=60)
+    r = requests.post(
+        svc.admin + "/v2/admin/searches/raw",
+        headers=bearer(name, **{"X-ELF-Read-Profile": "all_scopes"}),
+        json={"query": "What is stored?"},
+        timeout=60,
+    )
     assert r.status_code == 200, r.text
 
 
 def test_note_lands_under_the_keys_context_and_stays_in_its_tenant(svc):
     text = "The deployment window for the billing service is Friday evening."
-    r = requests.post(svc.public + "/v2/notes/ingest", headers=bearer("user"), timeout=60, json={
-        "scope": "agent_private",
-        "notes": [{"type": "fact", "text": text, "importance": 0.6, "confidence": 0.9}]})
+    r = requests.post(
+        svc.public + "/v2/notes/ingest",
+        headers=bearer("user"),
+        timeout=60,
+        json={
+            "scope": "agent_private",
+            "notes": [{"type": "fact", "text": text, "importance": 0.6, "confidence": 0.9}],
+        },
+    )
     assert r.status_code == 200, r.text
     note_id = r.json()["results"][0]["note_id"]
     r = requests.get(svc.public + f"/v2/notes/{note_id}", headers=bearer("user"), timeout=10)
@@ -174,8 +184,12 @@ def test_note_lands_under_the_keys_context_and_stays_in_its_tenant(svc):
     # Same project and agent ids, another tenant's key: not found.
     r = requests.get(svc.public + f"/v2/notes/{note_id}", headers=bearer("other_tenant"), timeout=10)
     assert r.status_code == 404, r.text
-    assert note_id not in requests.get(svc.public + "/v2/notes?scope=agent_private", headers=bearer("other_tenant"),
-                                       timeout=10).text
+    assert (
+        note_id
+        not in requests.get(
+            svc.public + "/v2/notes?scope=agent_private", headers=bearer("other_tenant"), timeout=10
+        ).text
+    )
 
 
 def test_tokens_never_reach_the_log(svc):
@@ -192,15 +206,29 @@ def test_tokens_never_reach_the_log(svc):
 
 def test_event_log_routes_need_a_key_and_the_keys_tenant(svc):
     """/api/v1 (event log and bundles) is covered like /v2: no key is 401, and the body's tenant must be the key's."""
-    body = {"tenant_id": "t1", "session_id": "s1", "agent_id": "a1", "channel": "private",
-            "actor": {"type": "human", "id": "u"}, "kind": "message", "content": {"text": "Hello from the key test."}}
-    assert_401(requests.post(svc.public + "/api/v1/events", json=body, timeout=10),
-               "Authorization: Bearer <token> is required.")
+    body = {
+        "tenant_id": "t1",
+        "session_id": "s1",
+        "agent_id": "a1",
+        "channel": "private",
+        "actor": {"type": "human", "id": "u"},
+        "kind": "message",
+        "content": {"text": "Hello from the key test."},
+    }
+    assert_401(
+        requests.post(svc.public + "/api/v1/events", json=body, timeout=10),
+        "Authorization: Bearer <token> is required.",
+    )
     ok = requests.post(svc.public + "/api/v1/events", json=body, headers=bearer("user"), timeout=10)
     assert ok.status_code == 200, ok.text
-    other = requests.post(svc.public + "/api/v1/events", json={**body, "tenant_id": "t2"}, headers=bearer("user"),
-                          timeout=10)
+    other = requests.post(
+        svc.public + "/api/v1/events", json={**body, "tenant_id": "t2"}, headers=bearer("user"), timeout=10
+    )
     assert other.status_code == 403 and other.json()["fields"] == ["$.tenant_id"]
-    built = requests.post(svc.public + "/api/v1/acb/build", json={"tenant_id": "t2", "session_id": "s1",
-                                                                  "agent_id": "a1"}, headers=bearer("user"), timeout=10)
+    built = requests.post(
+        svc.public + "/api/v1/acb/build",
+        json={"tenant_id": "t2", "session_id": "s1", "agent_id": "a1"},
+        headers=bearer("user"),
+        timeout=10,
+    )
     assert built.status_code == 403

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 from rest_framework import serializers
 
@@ -26,7 +26,7 @@ def _plain_twin(cls):
 
 def test_resolve_output_renders_like_drf():
     t = datetime(2026, 2, 7, 11, 0, 0, 123456, tzinfo=timezone(timedelta(hours=7)))
-    data = {"resolved_at": datetime(2026, 2, 7, tzinfo=timezone.utc), "items": [
+    data = {"resolved_at": datetime(2026, 2, 7, tzinfo=UTC), "items": [
         {"key": "a", "found": True, "value": "x", "provenance": {
             "scope": "profile", "kind": "preference", "priority": 70, "updated_at": t, "source": "user_explicit",
             "ttl": "8h", "expires_at": t + timedelta(hours=8)}},

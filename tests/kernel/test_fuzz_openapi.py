@@ -103,24 +103,76 @@ def test_served_documents_are_fuzzed(fuzz_target):
 # body) -> the status now answered and the JSONPath named (None for a 200).
 FOUND = [
     # a non-object source_ref reached the doc_documents CHECK constraint (IntegrityError)
-    ("public", "POST", "/v2/docs", {"content": "0", "scope": "org_shared", "source_ref": [None, None], "title": "0"},
-     400, "$.source_ref"),
+    (
+        "public",
+        "POST",
+        "/v2/docs",
+        {"content": "0", "scope": "org_shared", "source_ref": [None, None], "title": "0"},
+        400,
+        "$.source_ref",
+    ),
     # a version above Postgres' int overflowed the column (DataError)
-    ("admin", "POST", "/v2/admin/events/ingestion-profiles",
-     {"version": 479792279476, "profile_id": "fuzz-profile", "profile": {}, "created_by": "a1"}, 400, "$.version"),
+    (
+        "admin",
+        "POST",
+        "/v2/admin/events/ingestion-profiles",
+        {"version": 479792279476, "profile_id": "fuzz-profile", "profile": {}, "created_by": "a1"},
+        400,
+        "$.version",
+    ),
     # an importance below float4's smallest normal number was "out of range for type real" (DataError)
     ("public", "PATCH", "/v2/notes/{note_id}", {"importance": 2.2201672120974243e-219}, 200, None),
-    ("public", "POST", "/v2/notes/ingest", {"scope": "agent_private", "notes": [
-        {"type": "fact", "text": "Fact: the boiler room key hangs by the door.", "importance": 1e-219,
-         "confidence": 1e-300}]}, 200, None),
+    (
+        "public",
+        "POST",
+        "/v2/notes/ingest",
+        {
+            "scope": "agent_private",
+            "notes": [
+                {
+                    "type": "fact",
+                    "text": "Fact: the boiler room key hangs by the door.",
+                    "importance": 1e-219,
+                    "confidence": 1e-300,
+                }
+            ],
+        },
+        200,
+        None,
+    ),
     # U+0000 in a free-form JSON member name or value: jsonb refuses it (DataError); now 400 at validation
-    ("public", "POST", "/v2/docs", {"content": "decisions", "scope": "agent_private", "source_ref": {"a\x00b": 1}},
-     400, '$.source_ref["a\\u0000b"]'),
-    ("admin", "POST", "/v2/admin/events/ingestion-profiles", {"profile_id": "p-nul", "profile": {"model": "x\x00y"}},
-     400, "$.profile.model"),
-    ("public", "POST", "/api/v1/events", {"tenant_id": "t1", "session_id": "s1", "agent_id": "a1", "channel": "private",
-                                          "actor": {"type": "human", "id": "u"}, "kind": "tool_call",
-                                          "content": {"tool": "x", "args": {"ab": "c\x00d"}}}, 400, "$.content.args.ab"),
+    (
+        "public",
+        "POST",
+        "/v2/docs",
+        {"content": "decisions", "scope": "agent_private", "source_ref": {"a\x00b": 1}},
+        400,
+        '$.source_ref["a\\u0000b"]',
+    ),
+    (
+        "admin",
+        "POST",
+        "/v2/admin/events/ingestion-profiles",
+        {"profile_id": "p-nul", "profile": {"model": "x\x00y"}},
+        400,
+        "$.profile.model",
+    ),
+    (
+        "public",
+        "POST",
+        "/api/v1/events",
+        {
+            "tenant_id": "t1",
+            "session_id": "s1",
+            "agent_id": "a1",
+            "channel": "private",
+            "actor": {"type": "human", "id": "u"},
+            "kind": "tool_call",
+            "content": {"tool": "x", "args": {"ab": "c\x00d"}},
+        },
+        400,
+        "$.content.args.ab",
+    ),
     # ... and in a free-form path parameter, found beside them: a text column refuses it too; now the identifier
     # gate the id was created under answers
     ("admin", "GET", "/v2/admin/events/ingestion-profiles/a%00b", None, 422, "$.path.profile_id"),
@@ -131,8 +183,9 @@ FOUND = [
 @pytest.mark.parametrize(("bind", "method", "path", "body", "status", "field"), FOUND)
 def test_found_by_fuzzing(fuzz_target, bind, method, path, body, status, field):
     base = fuzz_target.public if bind == "public" else fuzz_target.admin
-    r = requests.request(method, base + path.format(note_id=SEEDED["note_id"][0]), json=body, headers=CONTEXT,
-                         timeout=60)
+    r = requests.request(
+        method, base + path.format(note_id=SEEDED["note_id"][0]), json=body, headers=CONTEXT, timeout=60
+    )
     assert r.status_code == status, r.text
     if field is not None:
         assert r.json()["fields"] == [field], r.text
@@ -168,9 +221,16 @@ def _stateful(bind: str, base_url: str) -> None:
                 raise
 
     try:
-        Machine.run(settings=hypothesis.settings(
-            max_examples=SCENARIOS, stateful_step_count=6, deadline=None, derandomize=True, database=None,
-            suppress_health_check=list(hypothesis.HealthCheck)))
+        Machine.run(
+            settings=hypothesis.settings(
+                max_examples=SCENARIOS,
+                stateful_step_count=6,
+                deadline=None,
+                derandomize=True,
+                database=None,
+                suppress_health_check=list(hypothesis.HealthCheck),
+            )
+        )
     except hypothesis.errors.FlakyStrategyDefinition:
         # Which links can be followed depends on what the live service answered (a note deleted by an earlier
         # scenario answers 404 now), so Hypothesis may see a replayed scenario take another path. Schemathesis'
@@ -191,7 +251,9 @@ def test_fuzz_totals(capsys):
     operations = [r.ok().label for schema in (public_schema, admin_schema) for r in schema.get_all_operations()]
     unreached = sorted({label for label in operations if TALLY[label] == 0})
     with capsys.disabled():
-        print(f"\nschemathesis: {TALLY['examples']} examples sent ({TALLY['stateful']} in stateful scenarios) over "
-              f"{len(operations)} operations of both binds, {TALLY['5xx']} responses >= 500")
+        print(
+            f"\nschemathesis: {TALLY['examples']} examples sent ({TALLY['stateful']} in stateful scenarios) over "
+            f"{len(operations)} operations of both binds, {TALLY['5xx']} responses >= 500"
+        )
     assert not SERVER_ERRORS, "\n".join(SERVER_ERRORS)
     assert not unreached, f"operations never exercised: {unreached}"

@@ -6,8 +6,8 @@ import tomllib
 
 import requests
 
-from tests.conftest import REPO, TEST_CONFIG, free_port, LiveProcess, entry_point, wait_http
 from elf_config.toml_writer import dumps
+from tests.conftest import REPO, TEST_CONFIG, LiveProcess, entry_point, free_port, wait_http
 
 
 def test_health_503_names_qdrant(test_stack, tmp_path):

@@ -51,15 +51,21 @@ def test_every_header_route_refuses_another_identity(svc):
             r = requests.request(method, url(base, path), json={}, timeout=30,
                                  headers={**KEYS.bearer(token), header: value})
             body = r.json() if r.headers.get("Content-Type", "").startswith("application/json") else {}
-            if (r.status_code, body.get("error_code"), body.get("fields")) != (403, "FORBIDDEN", [f"$.headers.{header}"]):
+            if (r.status_code, body.get("error_code"), body.get("fields")) != (
+                403,
+                "FORBIDDEN",
+                [f"$.headers.{header}"],
+            ):
                 wrong.append(f"{method} {path} ({bind}) {header}: {r.status_code} {r.text[:120]}")
     assert not wrong, "\n".join(wrong)
 
 
 NOTE_ID = "00000000-0000-4000-8000-000000000002"
 V1 = {  # each /v1 operation with a body or query the API accepts, so only the stated ids can be at fault
-    "POST /v1/memory/add_note": {"scope": "agent_private", "notes": [
-        {"type": "fact", "text": "The office opens at nine.", "importance": 0.5, "confidence": 0.9}]},
+    "POST /v1/memory/add_note": {
+        "scope": "agent_private",
+        "notes": [{"type": "fact", "text": "The office opens at nine.", "importance": 0.5, "confidence": 0.9}],
+    },
     "POST /v1/memory/add_event": {"messages": [{"role": "user", "content": "The office opens at nine."}]},
     "POST /v1/memory/search": {"query": "office hours", "read_profile": "private_only"},
     "GET /v1/memory/list": {"scope": "project_shared"},
@@ -71,8 +77,13 @@ OWN = {"tenant_id": "t1", "project_id": "proj-a", "agent_id": "agent-a"}
 
 def test_every_v1_route_refuses_another_identity_in_its_body_or_query(svc):
     doc = requests.get(svc.public + "/openapi.json", timeout=30).json()
-    v1 = {f"{m.upper()} {p}" for p, ops in doc["paths"].items() if p.startswith("/v1/") for m in ops
-          if m in ("get", "post", "put", "patch", "delete")}
+    v1 = {
+        f"{m.upper()} {p}"
+        for p, ops in doc["paths"].items()
+        if p.startswith("/v1/")
+        for m in ops
+        if m in ("get", "post", "put", "patch", "delete")
+    }
     assert v1 == set(V1), sorted(v1 ^ set(V1))
     wrong = []
     for op, body in V1.items():
@@ -80,8 +91,7 @@ def test_every_v1_route_refuses_another_identity_in_its_body_or_query(svc):
         for field, other in (("tenant_id", "t2"), ("project_id", "proj-b"), ("agent_id", "agent-b")):
             stated = {**OWN, **body, field: other}
             kw = {"params": stated} if method == "GET" else {"json": stated}
-            r = requests.request(method, svc.public + path, timeout=30,
-                                 headers=KEYS.bearer("user"), **kw)
+            r = requests.request(method, svc.public + path, timeout=30, headers=KEYS.bearer("user"), **kw)
             where = f"$.query.{field}" if method == "GET" else f"$.{field}"
             got = (r.status_code, r.json().get("error_code"), r.json().get("fields"))
             if got != (403, "FORBIDDEN", [where]):

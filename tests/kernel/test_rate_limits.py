@@ -16,13 +16,12 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import redis
 import requests
-
 from django.test import RequestFactory
 
 from elf_config.schema import RateLimitsConfig
 from elf_domain.rate_limits import bucket_keys, caller_identity, retry_after_seconds
-from elf_kernel.rate_limit import TokenBuckets, caller_of
 from elf_infra.qdrant_server.launcher import free_port
+from elf_kernel.rate_limit import TokenBuckets, caller_of
 
 RATE, BURST, WRITE_RATE, WRITE_BURST = 5, 5, 1, 2
 LIMITS = {"requests_per_second": RATE, "burst": BURST, "write_requests_per_second": WRITE_RATE,
@@ -119,7 +118,9 @@ def test_writes_have_their_own_lower_budget_and_buckets_expire(sets):
     assert get_context(s, headers).status_code == 200
     store = redis.Redis.from_url(s.cfg.worker.broker_url)
     identity = caller_identity("key-B", ("t1", "p1", "b"), None)
-    for key, rate, burst in zip(bucket_keys(identity, write=True), (RATE, WRITE_RATE), (BURST, WRITE_BURST)):
+    for key, rate, burst in zip(
+        bucket_keys(identity, write=True), (RATE, WRITE_RATE), (BURST, WRITE_BURST), strict=False
+    ):
         ttl_ms = store.pttl(key)
         assert 0 < ttl_ms <= burst / rate * 1000 + 1000, (key, ttl_ms)
 
@@ -128,8 +129,13 @@ def test_health_schema_docs_and_admin_pages_are_never_limited(sets):
     s = sets["keys"]
     time.sleep(0.3)  # key A's bucket (one token spent last by the first test) is full again
     headers = caller("keys", "A")
-    urls = [s.public + "/health", s.public + "/openapi.json", s.public + "/docs/", s.admin + "/admin/login/",
-            s.admin + "/health"]
+    urls = [
+        s.public + "/health",
+        s.public + "/openapi.json",
+        s.public + "/docs/",
+        s.admin + "/admin/login/",
+        s.admin + "/health",
+    ]
     codes = {requests.get(url, headers=headers, timeout=10).status_code for url in urls * 2}
     assert codes == {200}
     # None of those spent a token of the caller's bucket.
@@ -140,8 +146,10 @@ def test_an_unreachable_store_lets_every_request_through(sets):
     s = sets["store_down"]
     headers = caller("store_down", "A")
     codes = [get_context(s, headers).status_code for _ in range(3 * BURST)]
-    codes += [requests.post(s.public + "/v2/notes/ingest", json={}, headers=headers, timeout=10).status_code
-              for _ in range(2 * WRITE_BURST)]
+    codes += [
+        requests.post(s.public + "/v2/notes/ingest", json={}, headers=headers, timeout=10).status_code
+        for _ in range(2 * WRITE_BURST)
+    ]
     assert codes == [200] * 3 * BURST + [400] * 2 * WRITE_BURST
     warnings = (s.workdir / "api.log").read_text().count("rate limiter store unavailable")
     assert 1 <= warnings <= 2, warnings  # once per gunicorn worker that met the dead store, within the minute
@@ -170,8 +178,9 @@ def test_caller_identity_prefers_the_key_then_the_full_context_then_the_address(
 
 def test_without_keys_the_context_headers_name_the_caller(sets):
     # A slow refill: no token comes back during the test.
-    limits = RateLimitsConfig(requests_per_second=0.01, burst=3, write_requests_per_second=None, write_burst=None,
-                              redis_url=None)
+    limits = RateLimitsConfig(
+        requests_per_second=0.01, burst=3, write_requests_per_second=None, write_burst=None, redis_url=None
+    )
     buckets = TokenBuckets(limits, sets["keys"].cfg.worker.broker_url)
     run = secrets.token_hex(4)
     factory = RequestFactory()

@@ -28,11 +28,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from tests.conftest import RERANK_PATH
 from tests.isolation_client import Ledger, auth_keys
 from tests.isolation_example import OPS, Example
 from tests.isolation_identity import PROBES
 from tests.isolation_mcp import flat_rerank
-from tests.conftest import RERANK_PATH
 
 CI_OPS = 360
 SEED = os.environ.get("ELF_ISOLATION_SEED", "20261121")
@@ -91,7 +91,9 @@ def _required_facets() -> set[tuple]:
     bundles and MCP, and the identity probes of every kind."""
     ids, channels = ("tenant_id", "project_id", "agent_id"), ("private", "public", "team", "agent")
     out = {("grant", s, k) for s in ("project_shared", "org_shared") for k in ("project", "agent")}
-    out |= {(kind, s) for kind in ("note scope", "doc scope") for s in ("agent_private", "project_shared", "org_shared")}
+    out |= {
+        (kind, s) for kind in ("note scope", "doc scope") for s in ("agent_private", "project_shared", "org_shared")
+    }
     out |= {("core", c) for c in ("profile", "session", "policy", "run ended", "resolve listing beside policy")}
     out |= {("bundle", c) for c in channels} | {("decisions channel", c) for c in (None, *channels)}
     out |= {("decision superseded",), ("foreign", "note"), ("foreign", "doc")}
@@ -106,14 +108,36 @@ def _required_facets() -> set[tuple]:
     # and through v1's tools (v1 section 17): a write, a list, a search, and a refused call naming each other id
     out |= {("mcp", w) for w in ("v1 write note", "v1 notes", "v1 search")} | {("mcp", "v1 probe", f) for f in ids}
     # graph: a note update re-derives its relations; agent_private facts supersede only the same agent's
-    out |= {("graph", "relation removed"), ("graph", "update re-derives"),
-            ("graph", "other agent's private fact stays current")}
+    out |= {
+        ("graph", "relation removed"),
+        ("graph", "update re-derives"),
+        ("graph", "other agent's private fact stays current"),
+    }
     return out | {("graph", "single-valued facts read", s) for s in ("all", "current")}
 
 
-READS = {"note search", "note list", "note get", "graph facts", "graph entity", "doc search", "GET doc", "doc excerpt",
-         "core resolve", "core profile.md", "core session.md", "core audit", "acb bundle", "acb decisions",
-         "acb artifact", "mcp bundle", "mcp decisions", "mcp notes", "mcp v1 notes", "mcp v1 search"}
+READS = {
+    "note search",
+    "note list",
+    "note get",
+    "graph facts",
+    "graph entity",
+    "doc search",
+    "GET doc",
+    "doc excerpt",
+    "core resolve",
+    "core profile.md",
+    "core session.md",
+    "core audit",
+    "acb bundle",
+    "acb decisions",
+    "acb artifact",
+    "mcp bundle",
+    "mcp decisions",
+    "mcp notes",
+    "mcp v1 notes",
+    "mcp v1 search",
+}
 
 
 def test_no_read_crosses_a_tenant_a_scope_or_a_grant(svc, locked):
@@ -128,14 +152,16 @@ def test_no_read_crosses_a_tenant_a_scope_or_a_grant(svc, locked):
     facets = ledger.facets
     unexercised = sorted(_required_facets() - facets, key=str) + sorted(READS - set(ledger.reads))
     unexercised += sorted({name for name, _ in OPS} - set(ledger.ops))
-    print(f"\nisolation: seed {seed}, {ops} operations in {len(sizes)} examples ({threads} at once), {reads} reads, "
-          f"{sum(ledger.probes.values())} cross-project write probes, {sum(ledger.refusals.values())} identity "
-          f"probes refused, {sum(ledger.mcp.values())} MCP calls, {time.monotonic() - started:.0f} s\n"
-          f"  operations: {dict(sorted(ledger.ops.items()))}\n  reads: {dict(sorted(ledger.reads.items()))}\n"
-          f"  identity probes refused: {dict(sorted(ledger.refusals.items()))}\n"
-          f"  MCP calls: {dict(sorted(ledger.mcp.items()))}\n"
-          f"  not exercised: {unexercised}\n"
-          f"leaks found: {len(ledger.leaks)}, misses found: {len(ledger.misses)}")
+    print(
+        f"\nisolation: seed {seed}, {ops} operations in {len(sizes)} examples ({threads} at once), {reads} reads, "
+        f"{sum(ledger.probes.values())} cross-project write probes, {sum(ledger.refusals.values())} identity "
+        f"probes refused, {sum(ledger.mcp.values())} MCP calls, {time.monotonic() - started:.0f} s\n"
+        f"  operations: {dict(sorted(ledger.ops.items()))}\n  reads: {dict(sorted(ledger.reads.items()))}\n"
+        f"  identity probes refused: {dict(sorted(ledger.refusals.items()))}\n"
+        f"  MCP calls: {dict(sorted(ledger.mcp.items()))}\n"
+        f"  not exercised: {unexercised}\n"
+        f"leaks found: {len(ledger.leaks)}, misses found: {len(ledger.misses)}"
+    )
     if ledger.leaks or ledger.misses:  # every one, for the record (the assertions quote the first 20)
         found = svc.workdir / "isolation-findings.txt"
         found.write_text("".join(f"LEAK {x}\n" for x in ledger.leaks) + "".join(f"MISS {x}\n" for x in ledger.misses))

@@ -37,11 +37,23 @@ def test_same_time_uuid_keeps_the_timestamp_only() -> None:
 def test_append_only_rows_get_time_ordered_keys() -> None:
     """The rows written once and in time order (logs, outboxes, traces, sessions) get version 7 keys; a note
     and its chunks keep random ones (their ids are the notes' identity, handed to clients and Qdrant)."""
-    from memory.models import (IndexingOutbox, MemoryHit, MemoryIngestDecision, MemoryNote, MemoryNoteChunk,
-                               MemoryNoteVersion)
+    from memory.models import (
+        IndexingOutbox,
+        MemoryHit,
+        MemoryIngestDecision,
+        MemoryNote,
+        MemoryNoteChunk,
+        MemoryNoteVersion,
+    )
     from search.models import SearchSession
-    from traces.models import (SearchTrace, SearchTraceCandidate, SearchTraceItem, SearchTraceOutbox,
-                               SearchTraceStage, SearchTraceStageItem)
+    from traces.models import (
+        SearchTrace,
+        SearchTraceCandidate,
+        SearchTraceItem,
+        SearchTraceOutbox,
+        SearchTraceStage,
+        SearchTraceStageItem,
+    )
 
     logs = (IndexingOutbox, MemoryHit, MemoryIngestDecision, MemoryNoteVersion, SearchSession, SearchTrace,
             SearchTraceCandidate, SearchTraceItem, SearchTraceOutbox, SearchTraceStage, SearchTraceStageItem)

@@ -88,7 +88,7 @@ def test_converter_leaves_its_inputs_untouched():
 
     before = copy.deepcopy((EVERYTHING, COMPONENTS))
     to_json_schema(EVERYTHING, COMPONENTS)
-    assert (EVERYTHING, COMPONENTS) == before
+    assert before == (EVERYTHING, COMPONENTS)
 
 
 @pytest.mark.parametrize("schema, message", [

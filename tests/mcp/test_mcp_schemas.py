@@ -30,22 +30,59 @@ SPEC_SECTION_17 = {
 GRAPH = {"elf_graph_facts_list", "elf_graph_entity_get"}
 DOCS = {"elf_docs_put", "elf_docs_get", "elf_docs_delete", "elf_docs_search_l0", "elf_docs_excerpts_get",
         "elf_docs_publish", "elf_docs_unpublish"}
-SHARING = {"elf_notes_deprecate", "elf_notes_publish", "elf_notes_unpublish", "elf_space_grants_list", "elf_space_grant_upsert",
-           "elf_space_grant_revoke"}
-ADMIN_READBACKS = {"elf_admin_traces_recent", "elf_admin_trace_get", "elf_admin_trace_bundle_get",
-                   "elf_admin_trajectory_get", "elf_admin_trace_item_get", "elf_admin_searches_raw"}
-GRAPH_ADMIN = {"elf_admin_graph_predicates_list", "elf_admin_graph_predicate_patch",
-               "elf_admin_graph_predicate_aliases_add", "elf_admin_graph_predicate_aliases_list"}
-CORE_MEMORY = {"elf_core_memory_upsert", "elf_core_memory_delete", "elf_core_memory_resolve", "elf_core_memory_compact",
-               "elf_core_memory_utterance", "elf_core_memory_profile_get", "elf_core_memory_profile_put",
-               "elf_core_memory_session_get", "elf_core_memory_session_put", "elf_core_memory_run_end",
-               "elf_core_memory_audit", "elf_core_memory_pending_list", "elf_core_memory_pending_confirm",
-               "elf_core_memory_pending_reject"}
-CORE_MEMORY_ADMIN = {"elf_admin_core_memory_policy_get", "elf_admin_core_memory_policy_put",
-                     "elf_admin_core_memory_upsert", "elf_admin_core_memory_delete"}
+SHARING = {
+    "elf_notes_deprecate",
+    "elf_notes_publish",
+    "elf_notes_unpublish",
+    "elf_space_grants_list",
+    "elf_space_grant_upsert",
+    "elf_space_grant_revoke",
+}
+ADMIN_READBACKS = {
+    "elf_admin_traces_recent",
+    "elf_admin_trace_get",
+    "elf_admin_trace_bundle_get",
+    "elf_admin_trajectory_get",
+    "elf_admin_trace_item_get",
+    "elf_admin_searches_raw",
+}
+GRAPH_ADMIN = {
+    "elf_admin_graph_predicates_list",
+    "elf_admin_graph_predicate_patch",
+    "elf_admin_graph_predicate_aliases_add",
+    "elf_admin_graph_predicate_aliases_list",
+}
+CORE_MEMORY = {
+    "elf_core_memory_upsert",
+    "elf_core_memory_delete",
+    "elf_core_memory_resolve",
+    "elf_core_memory_compact",
+    "elf_core_memory_utterance",
+    "elf_core_memory_profile_get",
+    "elf_core_memory_profile_put",
+    "elf_core_memory_session_get",
+    "elf_core_memory_session_put",
+    "elf_core_memory_run_end",
+    "elf_core_memory_audit",
+    "elf_core_memory_pending_list",
+    "elf_core_memory_pending_confirm",
+    "elf_core_memory_pending_reject",
+}
+CORE_MEMORY_ADMIN = {
+    "elf_admin_core_memory_policy_get",
+    "elf_admin_core_memory_policy_put",
+    "elf_admin_core_memory_upsert",
+    "elf_admin_core_memory_delete",
+}
 # agent-memory-acb-prd section 11 (record_event, build_acb, get_artifact, query_decisions) and the 7.3 writes.
-ACB = {"elf_acb_record_event", "elf_acb_build", "elf_acb_get_artifact", "elf_acb_query_decisions",
-       "elf_acb_record_decision", "elf_acb_task"}
+ACB = {
+    "elf_acb_record_event",
+    "elf_acb_build",
+    "elf_acb_get_artifact",
+    "elf_acb_query_decisions",
+    "elf_acb_record_decision",
+    "elf_acb_task",
+}
 # elf-memory-service-v1.md section 17: the v1 tools, each on its v1 route (section 15).
 V1 = {"memory_add_note", "memory_add_event", "memory_search", "memory_list", "memory_update", "memory_delete"}
 # API operations deliberately without a tool: an echo for curl checks, and an operator's maintenance job (also
@@ -71,8 +108,18 @@ def _resolve(doc: dict, schema: dict) -> dict:
 
 
 def test_tool_names_cover_spec_section_17_and_the_extras():
-    assert {t.name for t in TOOLS} == (SPEC_SECTION_17 | SHARING | ADMIN_READBACKS | GRAPH | GRAPH_ADMIN | DOCS
-                                       | CORE_MEMORY | CORE_MEMORY_ADMIN | ACB | V1)
+    assert {t.name for t in TOOLS} == (
+        SPEC_SECTION_17
+        | SHARING
+        | ADMIN_READBACKS
+        | GRAPH
+        | GRAPH_ADMIN
+        | DOCS
+        | CORE_MEMORY
+        | CORE_MEMORY_ADMIN
+        | ACB
+        | V1
+    )
     assert len(TOOLS) == len({t.name for t in TOOLS})
 
 
@@ -106,8 +153,11 @@ def test_tool_arguments_are_the_operations_parameters_and_body(openapi, tool):
     filled = set(tool.context_args()) | ({READ_PROFILE_ARG} if tool.read_profile_in_body else set())
     required = set(schema.get("required", [])) - path_names
     if tool.method in BODY_METHODS:
-        body = (_resolve(openapi[tool.bind], op["requestBody"]["content"]["application/json"]["schema"])
-                if "requestBody" in op else {"properties": {}})  # a bodiless POST (e.g. ending a run)
+        body = (
+            _resolve(openapi[tool.bind], op["requestBody"]["content"]["application/json"]["schema"])
+            if "requestBody" in op
+            else {"properties": {}}
+        )  # a bodiless POST (e.g. ending a run)
         assert props - path_names == set(body["properties"])
         assert required == set(body.get("required", [])) - filled
     else:
@@ -150,8 +200,11 @@ def test_body_context_exactly_where_the_api_takes_the_tenant_in_the_body_or_quer
     by_name = {t.name: t for t in TOOLS}
     assert by_name["elf_acb_record_event"].context_args() == ("tenant_id", "project_id", "agent_id")
     # the two GETs take the three too (issue 31: a read is the caller's project's, and may repeat its agent)
-    assert by_name["elf_acb_get_artifact"].context_args() == by_name["elf_acb_query_decisions"].context_args() == (
-        "tenant_id", "project_id", "agent_id")
+    assert (
+        by_name["elf_acb_get_artifact"].context_args()
+        == by_name["elf_acb_query_decisions"].context_args()
+        == ("tenant_id", "project_id", "agent_id")
+    )
     assert sorted(by_name["elf_acb_build"].input_schema()["required"]) == ["session_id"]
     assert by_name["elf_acb_get_artifact"].input_schema()["required"] == ["artifact_id"]
 
@@ -186,7 +239,8 @@ def test_v1_tools_are_the_v1_routes_with_v1s_arguments(openapi):
     caller's ids filled in by elf-mcp."""
     by_name = {t.name: t for t in TOOLS if t.name in V1}
     assert {(t.method, t.path) for t in by_name.values()} == {("GET", "/v1/memory/list")} | {
-        ("POST", f"/v1/memory/{r}") for r in ("add_note", "add_event", "search", "update", "delete")}
+        ("POST", f"/v1/memory/{r}") for r in ("add_note", "add_event", "search", "update", "delete")
+    }
     assert all(t.name == "memory_" + t.path.rsplit("/", 1)[1] and t.bind == "public" for t in by_name.values())
     assert sorted(by_name["memory_update"].input_schema()["required"]) == ["note_id"]  # in the body, not the URL
     assert sorted(by_name["memory_add_note"].input_schema()["required"]) == ["notes", "scope"]
@@ -221,15 +275,31 @@ def test_strict_query_and_open_query_tools():
     """A StrictSerializer query string answers 400 for unknown parameters; a plain one ignores them."""
     by_name = {t.name: t.input_schema() for t in TOOLS}
     assert by_name["elf_notes_list"]["additionalProperties"] is False
-    assert by_name["elf_notes_list"]["properties"]["limit"] == {"type": "integer", "minimum": 1, "maximum": 200,
-                                                                 "default": 50}
+    assert by_name["elf_notes_list"]["properties"]["limit"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 200,
+        "default": 50,
+    }
     assert "additionalProperties" not in by_name["elf_admin_traces_recent"]
     assert by_name["elf_space_grants_list"]["properties"]["include_revoked"]["default"] is False
 
 
 # Anything that decides about content, and Django itself; the MCP adapter imports none of them.
-POLICY_MODULES = ("memory", "search", "traces", "graph", "docs_ext", "core_memory", "elf_kernel", "elf_infra",
-                  "elf_project", "django", "rest_framework", "drf_spectacular")
+POLICY_MODULES = (
+    "memory",
+    "search",
+    "traces",
+    "graph",
+    "docs_ext",
+    "core_memory",
+    "elf_kernel",
+    "elf_infra",
+    "elf_project",
+    "django",
+    "rest_framework",
+    "drf_spectacular",
+)
 
 
 def _policy(name: str) -> bool:
@@ -270,8 +340,9 @@ print(json.dumps(sorted(sys.modules)))
 
 def test_elf_mcp_starts_without_importing_django(tmp_path):
     config = write_mcp_config(tmp_path / "elf.toml")
-    done = subprocess.run([sys.executable, "-c", START_WITHOUT_DJANGO, str(config)], cwd=REPO, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", START_WITHOUT_DJANGO, str(config)], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     loaded = json.loads(done.stdout.strip().splitlines()[-1])
     assert "elf_mcp.server" in loaded  # the start-up really ran

@@ -203,18 +203,38 @@ def test_the_v1_tools_work_in_the_mcp_context(url):
     listed = _ok(mcp_call(url, "memory_list", {"scope": "agent_private"}))
     assert note_id in [n["note_id"] for n in listed["notes"]]
 
-    updated = _ok(mcp_call(url, "memory_update", {"note_id": note_id, "text": "Fact: the v1 ledger closes on Mondays."}))
+    updated = _ok(
+        mcp_call(url, "memory_update", {"note_id": note_id, "text": "Fact: the v1 ledger closes on Mondays."})
+    )
     assert updated == {"note_id": note_id, "op": "UPDATE", "reason_code": None}
     assert _ok(mcp_call(url, "memory_delete", {"note_id": note_id})) == {"note_id": note_id, "op": "DELETE"}
     assert _ok(mcp_call(url, "elf_notes_get", {"note_id": note_id}))["status"] == "deleted"
 
-    event = _ok(mcp_call(url, "memory_add_event", {"dry_run": True, "messages": [
-        {"role": "user", "content": "Remember that I prefer short answers in English."}]}))
+    event = _ok(
+        mcp_call(
+            url,
+            "memory_add_event",
+            {
+                "dry_run": True,
+                "messages": [{"role": "user", "content": "Remember that I prefer short answers in English."}],
+            },
+        )
+    )
     assert set(event) == {"extracted", "results"}
     assert all(set(r) == {"note_id", "op", "reason_code", "reason"} for r in event["results"])
 
-    err = _error(mcp_call(url, "memory_add_note", {"scope": "agent_private", "notes": [
-        {"type": "fact", "text": "事実：台帳は金曜日に締まる。", "importance": 0.5, "confidence": 0.5}]}))
+    err = _error(
+        mcp_call(
+            url,
+            "memory_add_note",
+            {
+                "scope": "agent_private",
+                "notes": [
+                    {"type": "fact", "text": "事実：台帳は金曜日に締まる。", "importance": 0.5, "confidence": 0.5}
+                ],
+            },
+        )
+    )
     assert (err["error_code"], err["http_status"], err["fields"]) == ("NON_ENGLISH_INPUT", 422, ["$.notes[0].text"])
     assert err["message"].startswith("CJK detected")
     err = _error(mcp_call(url, "memory_search", {"query": "ledger", "tenant_id": "someone-else"}))

@@ -64,7 +64,15 @@ def test_one_call_and_evidence_in_source_ref(svc):
 @pytest.mark.parametrize(
     "messages,status",
     [
-        ([{"role": "user", "content": "Помни, что мы деплоим по четвергам и больше никогда не деплоим по пятницам."}], 422),
+        (
+            [
+                {
+                    "role": "user",
+                    "content": "Помни, что мы деплоим по четвергам и больше никогда не деплоим по пятницам.",
+                }
+            ],
+            422,
+        ),
         ([{"role": "robot", "content": "hello"}], 400),
         ([{"role": "user", "content": "hello", "write_policy": {"exclusions": [{"start": 3, "end": 99}]}}], 400),
         ([], 400),
@@ -94,29 +102,45 @@ def test_quote_not_in_message_is_rejected_and_nothing_stored(svc):
 def test_write_policy_exclusion_and_mismatch(svc):
     start = MESSAGE.encode().index(SECRET_BIT.encode())
     policy = {"exclusions": [{"start": start, "end": start + len(SECRET_BIT.encode())}]}
-    script(svc, json.dumps({"notes": [
-        cand("Fact: backups run nightly at two.", "backups run nightly at two"),
-        cand("Fact: the vault code is known.", "ZEBRA-42"),
-    ]}))
+    script(
+        svc,
+        json.dumps(
+            {
+                "notes": [
+                    cand("Fact: backups run nightly at two.", "backups run nightly at two"),
+                    cand("Fact: the vault code is known.", "ZEBRA-42"),
+                ]
+            }
+        ),
+    )
     r = post(svc, [{"role": "user", "content": MESSAGE, "write_policy": policy}])
     assert r.status_code == 200, r.text
     ok, mismatch = r.json()["results"]
     assert ok["op"] == "ADD"
     assert mismatch["op"] == "REJECTED" and mismatch["reason_code"] == "REJECT_WRITE_POLICY_MISMATCH"
-    assert ok["write_policy_audits"] == [{"exclusions": [{"start": start, "end": start + len(SECRET_BIT.encode())}],
-                                          "redactions": []}]
+    assert ok["write_policy_audits"] == [
+        {"exclusions": [{"start": start, "end": start + len(SECRET_BIT.encode())}], "redactions": []}
+    ]
     # the extractor only ever saw the transformed message, and the excluded text is stored nowhere
     assert "ZEBRA" not in json.dumps(svc.fake.requests_to(CHAT_PATH)[-1].json)
-    for table, column in (("memory_notes", "text"), ("memory_notes", "source_ref::text"),
-                          ("memory_note_versions", "coalesce(new_snapshot::text, '')"),
-                          ("memory_ingest_decisions", "details::text"), ("search_traces", "query"),
-                          ("search_trace_items", "explain::text"), ("indexing_outbox", "coalesce(last_error, '')")):
+    for table, column in (
+        ("memory_notes", "text"),
+        ("memory_notes", "source_ref::text"),
+        ("memory_note_versions", "coalesce(new_snapshot::text, '')"),
+        ("memory_ingest_decisions", "details::text"),
+        ("search_traces", "query"),
+        ("search_trace_items", "explain::text"),
+        ("indexing_outbox", "coalesce(last_error, '')"),
+    ):
         assert rows(svc, f"SELECT count(*) FROM {table} WHERE {column} LIKE '%%ZEBRA%%'") == [(0,)], table
 
 
 def test_more_notes_than_the_limit(svc):
     limit = svc.cfg.memory.max_notes_per_add_event
-    content = "Remember that alpha is red. Remember that beta is blue. Remember that gamma is green. Remember that delta is gold."
+    content = (
+        "Remember that alpha is red. Remember that beta is blue. Remember that gamma is green. "
+        "Remember that delta is gold."
+    )
     colours = [("alpha", "red"), ("beta", "blue"), ("gamma", "green"), ("delta", "gold")]
     script(svc, json.dumps({"notes": [cand(f"Fact: {n} is {c}.", f"{n} is {c}") for n, c in colours]}))
     before = notes_count(svc)
@@ -127,7 +151,9 @@ def test_more_notes_than_the_limit(svc):
 
 
 def test_invalid_json_twice_then_valid_succeeds(svc):
-    script(svc, "not json", "{\"notes\": 5}", json.dumps({"notes": [cand("Fact: lunch is at noon.", "lunch is at noon")]}))
+    script(
+        svc, "not json", '{"notes": 5}', json.dumps({"notes": [cand("Fact: lunch is at noon.", "lunch is at noon")]})
+    )
     before = calls(svc)
     r = post(svc, [{"role": "user", "content": "FYI lunch is at noon."}])
     assert r.status_code == 200 and r.json()["results"][0]["op"] == "ADD"
@@ -145,8 +171,13 @@ def test_invalid_json_three_times_is_a_clear_error(svc):
 
 def test_dry_run_stores_nothing(svc):
     script(svc, json.dumps({"notes": [cand("Fact: the wiki moved to Confluence.", "the wiki moved to Confluence")]}))
-    counts = lambda: [rows(svc, f"SELECT count(*) FROM {t}")[0][0] for t in  # noqa: E731
-                      ("memory_notes", "memory_note_versions", "memory_ingest_decisions", "indexing_outbox")]
+
+    def counts():
+        return [
+            rows(svc, f"SELECT count(*) FROM {t}")[0][0]
+            for t in ("memory_notes", "memory_note_versions", "memory_ingest_decisions", "indexing_outbox")
+        ]
+
     before = counts()
     r = post(svc, [{"role": "user", "content": "Note that the wiki moved to Confluence."}], dry_run=True)
     assert r.status_code == 200 and r.json()["results"][0]["op"] == "ADD"
@@ -154,35 +185,80 @@ def test_dry_run_stores_nothing(svc):
 
 
 def test_scope_suggestion_used_when_no_scope_given(svc):
-    script(svc, json.dumps({"notes": [cand("Decision: the team uses trunk-based development.",
-                                            "we decided to use trunk-based development", type="decision",
-                                            scope="project_shared")]}))
-    res = post(svc, [{"role": "user", "content": "OK, we decided to use trunk-based development."}]).json()["results"][0]
+    script(
+        svc,
+        json.dumps(
+            {
+                "notes": [
+                    cand(
+                        "Decision: the team uses trunk-based development.",
+                        "we decided to use trunk-based development",
+                        type="decision",
+                        scope="project_shared",
+                    )
+                ]
+            }
+        ),
+    )
+    res = post(svc, [{"role": "user", "content": "OK, we decided to use trunk-based development."}]).json()["results"][
+        0
+    ]
     assert rows(svc, "SELECT scope FROM memory_notes WHERE note_id = %s", (res["note_id"],)) == [("project_shared",)]
 
 
 def _with_relation(text, quote, relation):
-    return {**cand(text, quote), "structured": {"summary": None, "facts": None, "concepts": None, "entities": None,
-                                                "relations": [relation]}}
+    return {
+        **cand(text, quote),
+        "structured": {"summary": None, "facts": None, "concepts": None, "entities": None, "relations": [relation]},
+    }
 
 
 def _graph_rows(svc, note_id):
-    return rows(svc, "SELECT f.predicate, f.object_value FROM graph_facts f JOIN graph_fact_evidence e USING (fact_id) "
-                     "WHERE e.note_id = %s", (note_id,))
+    return rows(
+        svc,
+        "SELECT f.predicate, f.object_value FROM graph_facts f JOIN graph_fact_evidence e USING (fact_id) "
+        "WHERE e.note_id = %s",
+        (note_id,),
+    )
 
 
 def test_extractor_relations_become_facts_with_the_note_as_evidence(svc):
-    relation = {"subject": {"canonical": "Nora", "kind": "person", "aliases": None}, "predicate": "prefers",
-                "object": {"entity": None, "value": "trains"}, "valid_from": None, "valid_to": "2020-01-01T00:00:00"}
-    script(svc, json.dumps({"notes": [_with_relation("Fact: Nora prefers trains.", "Nora prefers trains",
-                                                     {**relation, "valid_to": None})]}))
+    relation = {
+        "subject": {"canonical": "Nora", "kind": "person", "aliases": None},
+        "predicate": "prefers",
+        "object": {"entity": None, "value": "trains"},
+        "valid_from": None,
+        "valid_to": "2020-01-01T00:00:00",
+    }
+    script(
+        svc,
+        json.dumps(
+            {
+                "notes": [
+                    _with_relation("Fact: Nora prefers trains.", "Nora prefers trains", {**relation, "valid_to": None})
+                ]
+            }
+        ),
+    )
     r = post(svc, [{"role": "user", "content": "Nora prefers trains over planes."}])
     assert r.status_code == 200, r.text
     note_id = r.json()["results"][0]["note_id"]
     assert _graph_rows(svc, note_id) == [("prefers", "trains")]
     # an extractor relation whose window ends before it starts is an invalid candidate, never a 500
-    script(svc, json.dumps({"notes": [_with_relation("Fact: Nora prefers buses.", "Nora prefers buses",
-                                                     {**relation, "valid_from": "2021-01-01T00:00:00"})]}))
+    script(
+        svc,
+        json.dumps(
+            {
+                "notes": [
+                    _with_relation(
+                        "Fact: Nora prefers buses.",
+                        "Nora prefers buses",
+                        {**relation, "valid_from": "2021-01-01T00:00:00"},
+                    )
+                ]
+            }
+        ),
+    )
     bad = post(svc, [{"role": "user", "content": "Nora prefers buses these days."}])
     assert bad.status_code == 200 and bad.json()["results"][0]["reason_code"] == "REJECT_INVALID_CANDIDATE"
 
@@ -204,9 +280,17 @@ def test_scope_outside_allowed_is_rejected_per_note_like_add_note(svc):
     (res,) = r.json()["results"]
     assert (res["op"], res["reason_code"], res["field_path"]) == ("REJECTED", "REJECT_SCOPE_DENIED", "$.scope")
     assert notes_count(svc) == before
-    note_r = requests.post(svc.public + "/v2/notes/ingest", headers=headers(), timeout=60, json={
-        "scope": "galaxy_shared", "notes": [{"type": "fact", "text": "Fact: the office closes at six.",
-                                           "importance": 0.5, "confidence": 0.9}]})
+    note_r = requests.post(
+        svc.public + "/v2/notes/ingest",
+        headers=headers(),
+        timeout=60,
+        json={
+            "scope": "galaxy_shared",
+            "notes": [
+                {"type": "fact", "text": "Fact: the office closes at six.", "importance": 0.5, "confidence": 0.9}
+            ],
+        },
+    )
     assert note_r.json()["results"][0]["reason_code"] == res["reason_code"]  # the same code on both write paths
 
 
@@ -214,11 +298,14 @@ def test_the_profile_used_is_echoed_builtin_included(svc):
     script(svc, json.dumps({"notes": []}), json.dumps({"notes": []}))
     r = post(svc, [{"role": "user", "content": "Nothing to remember here."}])
     assert r.status_code == 200 and r.json()["ingestion_profile"] == {"id": "builtin", "version": 1}
-    r = post(svc, [{"role": "user", "content": "Nothing to remember here."}],
-             ingestion_profile={"id": "builtin"})
+    r = post(svc, [{"role": "user", "content": "Nothing to remember here."}], ingestion_profile={"id": "builtin"})
     assert r.json()["ingestion_profile"] == {"id": "builtin", "version": 1}
     missing = post(svc, [{"role": "user", "content": "Nothing."}], ingestion_profile={"id": "builtin", "version": 2})
     assert missing.status_code == 404 and missing.json()["fields"] == ["$.ingestion_profile.version"]
-    reserved = requests.post(svc.admin + "/v2/admin/events/ingestion-profiles", headers=headers(), timeout=30,
-                             json={"profile_id": "builtin", "profile": {"temperature": 0.1}})
+    reserved = requests.post(
+        svc.admin + "/v2/admin/events/ingestion-profiles",
+        headers=headers(),
+        timeout=30,
+        json={"profile_id": "builtin", "profile": {"temperature": 0.1}},
+    )
     assert reserved.status_code == 400 and reserved.json()["fields"] == ["$.profile_id"]

@@ -73,8 +73,12 @@ def test_a_multi_chunk_note_is_embedded_once_per_chunk_and_its_text_never_twice(
     embedded = Counter(text for call in calls[1:] for text in call)
     assert embedded == Counter(text for c in chunks.values() for text in c)  # each chunk once, no whole text
     for r in results:
-        vectors = rows(svc, "SELECT e.vec::text FROM note_chunk_embeddings e JOIN memory_note_chunks c USING (chunk_id) "
-                            "WHERE c.note_id = %s", (r["note_id"],))
+        vectors = rows(
+            svc,
+            "SELECT e.vec::text FROM note_chunk_embeddings e JOIN memory_note_chunks c USING (chunk_id) "
+            "WHERE c.note_id = %s",
+            (r["note_id"],),
+        )
         ((pooled,),) = rows(svc, "SELECT vec::text FROM note_embeddings WHERE note_id = %s", (r["note_id"],))
         mean = np.mean([parse_vector(v) for (v,) in vectors], axis=0)  # pooled from the chunk vectors
         assert len(vectors) == len(chunks[r["note_id"]]) and np.allclose(parse_vector(pooled), mean, atol=1e-6)
@@ -100,24 +104,42 @@ def test_a_batch_failing_as_a_whole_goes_again_row_by_row(svc) -> None:
     """One note whose chunk write fails (a trigger injects the fault) must not hold back the notes claimed
     with it: the batch is processed again one row at a time, and only that row fails (and recovers)."""
     drained(svc)
-    execute(svc, """
+    execute(
+        svc,
+        """
         CREATE FUNCTION poison_chunk() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN IF starts_with(NEW.text, 'Poison') THEN RAISE EXCEPTION 'poisoned chunk'; END IF; RETURN NEW; END $$;
         CREATE TRIGGER poison_chunk BEFORE INSERT OR UPDATE ON memory_note_chunks
-            FOR EACH ROW EXECUTE FUNCTION poison_chunk();""")
+            FOR EACH ROW EXECUTE FUNCTION poison_chunk();""",
+    )
     try:
         # Written by SQL (no stored vectors: the worker embeds them), the three rows in one transaction so
         # that one claim takes them together.
-        notes = [insert_note(svc, t, upsert=False) for t in (
-            "The canteen serves soup on Mondays.", "Poison note for the test.", "The lab door code changes weekly.")]
-        outbox = rows(svc, "INSERT INTO indexing_outbox (outbox_id, note_id, op, embedding_version, status) "
-                           "SELECT gen_random_uuid(), n, 'UPSERT', %s, 'PENDING' FROM unnest(%s::uuid[]) AS n "
-                           "RETURNING note_id, outbox_id", (svc.cfg.embedding_version, notes))
+        notes = [
+            insert_note(svc, t, upsert=False)
+            for t in (
+                "The canteen serves soup on Mondays.",
+                "Poison note for the test.",
+                "The lab door code changes weekly.",
+            )
+        ]
+        outbox = rows(
+            svc,
+            "INSERT INTO indexing_outbox (outbox_id, note_id, op, embedding_version, status) "
+            "SELECT gen_random_uuid(), n, 'UPSERT', %s, 'PENDING' FROM unnest(%s::uuid[]) AS n "
+            "RETURNING note_id, outbox_id",
+            (svc.cfg.embedding_version, notes),
+        )
         ids = dict(outbox)
-        status = lambda n: rows(svc, "SELECT status, last_error FROM indexing_outbox WHERE outbox_id = %s",  # noqa: E731
-                                (ids[n],))[0]
-        wait_for(lambda: status(notes[1])[0] == "FAILED" and status(notes[0])[0] == status(notes[2])[0] == "DONE",
-                 60, "the good rows DONE and the poisoned one FAILED")
+
+        def status(n):
+            return rows(svc, "SELECT status, last_error FROM indexing_outbox WHERE outbox_id = %s", (ids[n],))[0]
+
+        wait_for(
+            lambda: status(notes[1])[0] == "FAILED" and status(notes[0])[0] == status(notes[2])[0] == "DONE",
+            60,
+            "the good rows DONE and the poisoned one FAILED",
+        )
         assert "poisoned chunk" in status(notes[1])[1]
         assert count_points(svc, notes[0]) == count_points(svc, notes[2]) == 1
         assert "processing them one at a time" in svc.workers[0].output()

@@ -78,7 +78,9 @@ def test_duplicate_version_is_409(api):
 def test_not_found_and_other_tenant(api):
     api.post("", {"profile_id": "mine", "profile": {}})
     r = api.get("/missing")
-    assert r.status_code == 404 and r.json()["error_code"] == "NOT_FOUND" and r.json()["fields"] == ["$.path.profile_id"]
+    assert (
+        r.status_code == 404 and r.json()["error_code"] == "NOT_FOUND" and r.json()["fields"] == ["$.path.profile_id"]
+    )
     r = api.get("/mine", version=9)
     assert r.status_code == 404 and r.json()["fields"] == ["$.query.version"]
     assert api.get("/missing/versions").status_code == 404
@@ -97,15 +99,33 @@ def test_context_headers_required(api):
 
 
 def test_validation_errors_name_jsonpaths(api):
-    r = api.post("", {"profile_id": "bad", "profile": {
-        "schema_version": 2, "extra": 1, "temperature": 3, "timeout_ms": 0, "model": "",
-        "prompt_schema": [], "prompt_user_template": "no placeholders here",
-    }})
+    r = api.post(
+        "",
+        {
+            "profile_id": "bad",
+            "profile": {
+                "schema_version": 2,
+                "extra": 1,
+                "temperature": 3,
+                "timeout_ms": 0,
+                "model": "",
+                "prompt_schema": [],
+                "prompt_user_template": "no placeholders here",
+            },
+        },
+    )
     assert r.status_code == 400 and r.json()["error_code"] == "INVALID_REQUEST"
-    assert sorted(r.json()["fields"]) == sorted([
-        "$.profile.extra", "$.profile.schema_version", "$.profile.temperature", "$.profile.timeout_ms",
-        "$.profile.model", "$.profile.prompt_schema", "$.profile.prompt_user_template",
-    ])
+    assert sorted(r.json()["fields"]) == sorted(
+        [
+            "$.profile.extra",
+            "$.profile.schema_version",
+            "$.profile.temperature",
+            "$.profile.timeout_ms",
+            "$.profile.model",
+            "$.profile.prompt_schema",
+            "$.profile.prompt_user_template",
+        ]
+    )
     r = api.post("", {"profile_id": "bad", "version": 0, "profile": "x", "surprise": True})
     assert r.status_code == 400 and set(r.json()["fields"]) == {"$.surprise"}
     r = api.post("", {"profile_id": "bad", "version": 0, "profile": "x"})
@@ -144,13 +164,30 @@ def test_default_set_and_get(api):
 
 def test_profile_problems_accepts_good_profiles():
     assert profile_problems({}) == []
-    assert profile_problems({
-        "schema_version": 1, "prompt_schema": {"notes": []}, "prompt_user_template": USER_TEMPLATE,
-        "prompt_system_template": "Be brief.", "model": "m", "temperature": 0, "timeout_ms": 5000,
-    }) == []
+    assert (
+        profile_problems(
+            {
+                "schema_version": 1,
+                "prompt_schema": {"notes": []},
+                "prompt_user_template": USER_TEMPLATE,
+                "prompt_system_template": "Be brief.",
+                "model": "m",
+                "temperature": 0,
+                "timeout_ms": 5000,
+            }
+        )
+        == []
+    )
     # Placeholders may live in the system template while the user template carries the messages.
-    assert profile_problems({"prompt_system_template": "<SCHEMA_JSON> <MAX_NOTES> <MAX_NOTE_CHARS>",
-                             "prompt_user_template": "<MESSAGES_JSON>"}) == []
+    assert (
+        profile_problems(
+            {
+                "prompt_system_template": "<SCHEMA_JSON> <MAX_NOTES> <MAX_NOTE_CHARS>",
+                "prompt_user_template": "<MESSAGES_JSON>",
+            }
+        )
+        == []
+    )
     assert profile_problems({"temperature": True}) == [("$.profile.temperature", "must be a number from 0 to 2")]
 
 
@@ -158,14 +195,25 @@ def test_merge_with_builtin():
     builtin = merge_with_builtin(None)
     assert builtin.prompt == BUILTIN_EXTRACTOR_PROMPT
     assert (builtin.model, builtin.temperature, builtin.timeout_ms, builtin.profile_id, builtin.version) == (
-        None, None, None, "builtin", 1)
-    merged = merge_with_builtin({"prompt_user_template": USER_TEMPLATE, "temperature": 1, "timeout_ms": 9},
-                                profile_id="p", version=2)
+        None,
+        None,
+        None,
+        "builtin",
+        1,
+    )
+    merged = merge_with_builtin(
+        {"prompt_user_template": USER_TEMPLATE, "temperature": 1, "timeout_ms": 9}, profile_id="p", version=2
+    )
     assert merged.prompt.user_template == USER_TEMPLATE
     assert merged.prompt.system_template == BUILTIN_EXTRACTOR_PROMPT.system_template
     assert merged.prompt.response_schema == RESPONSE_JSON_SCHEMA
     assert (merged.temperature, merged.timeout_ms, merged.model, merged.profile_id, merged.version) == (
-        1.0, 9, None, "p", 2)
+        1.0,
+        9,
+        None,
+        "p",
+        2,
+    )
     own_schema = merge_with_builtin({"prompt_schema": {"notes": ["x"]}})
     assert own_schema.prompt.prompt_schema == {"notes": ["x"]} and own_schema.prompt.response_schema is None
 

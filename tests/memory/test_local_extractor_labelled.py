@@ -11,8 +11,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from elf_infra.providers.local_extractor import LocalExtractorProvider
 from elf_domain.english_gate import check_natural_language
+from elf_infra.providers.local_extractor import LocalExtractorProvider
 
 LABELLED = Path(__file__).parents[1] / "data" / "local_extractor_labelled.json"
 MIN_PRECISION = 0.90

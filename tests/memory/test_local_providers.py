@@ -8,13 +8,13 @@ import threading
 import numpy as np
 import pytest
 
+from elf_config import load_config
+from elf_config.rules import LOCAL_EMBEDDING_FLOAT32, LOCAL_EMBEDDING_MODELS, LOCAL_EMBEDDING_QINT8
 from elf_infra.providers import factory, local_embedder
 from elf_infra.providers.local_embedder import EMBEDDING_DIM, MAX_TOKENS, LocalEmbedder
 from elf_infra.providers.local_extractor import LocalExtractorProvider
 from elf_infra.providers.local_rerank import LocalRerankProvider
 from elf_infra.providers.tokenizer import get_tokenizer
-from elf_config import load_config
-from elf_config.rules import LOCAL_EMBEDDING_FLOAT32, LOCAL_EMBEDDING_MODELS, LOCAL_EMBEDDING_QINT8
 from tests.conftest import REPO
 
 EATING_FOOD = "A man is eating food."

@@ -4,9 +4,8 @@ gates, part of what a keyed replay compares, and what makes a short reply findab
 
 from __future__ import annotations
 
-import requests
-
 import pytest
+import requests
 
 from memory.domain.note_context import MAX_CONTEXT_CHARS
 from tests.conftest import EMBED_PATH

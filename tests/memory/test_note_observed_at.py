@@ -54,7 +54,7 @@ def test_a_query_naming_a_date_finds_what_was_said_then(svc):
     results = ingest(svc, notes, project="p-find").json()["results"]
     for res in results:
         wait_indexed(svc, res["note_id"])
-    ids = dict(zip([*said, "undated"], (r["note_id"] for r in results)))
+    ids = dict(zip([*said, "undated"], (r["note_id"] for r in results), strict=False))
     for mode in ("quick_find", "planned_search"):  # planned_search's rerank reads the day too
         for day, spoken in (("2023-07-01", "1 July, 2023"), ("2023-09-10", "September 10, 2023"),
                             ("2023-05-08", "May 8th, 2023")):

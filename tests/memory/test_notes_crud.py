@@ -50,15 +50,21 @@ def test_shared_note_needs_a_grant(svc):
                      "'owner', 'project', 'owner')")
     assert shared in {n["note_id"] for n in _list(svc, "reader").json()["notes"]}
     # readable is not writable: a reader may not change the owner's note
-    r = requests.patch(f"{svc.public}/v2/notes/{shared}", json={"importance": 0.9}, headers=headers("reader"), timeout=10)
+    r = requests.patch(
+        f"{svc.public}/v2/notes/{shared}", json={"importance": 0.9}, headers=headers("reader"), timeout=10
+    )
     assert r.status_code == 403 and r.json()["error_code"] == "SCOPE_DENIED"
 
 
 def test_list_filters_and_pagination(svc):
     # Distinct plans: near-identical texts would be duplicates by pooled vector, stored with each note.
-    plans = ["Plan: roll out the new search page to the beta group.", "Plan: migrate billing to the new payment provider.",
-             "Plan: add CSV export to the reports screen.", "Plan: ship dark mode for the mobile app in June.",
-             "Plan: write an audit log for admin actions."]
+    plans = [
+        "Plan: roll out the new search page to the beta group.",
+        "Plan: migrate billing to the new payment provider.",
+        "Plan: add CSV export to the reports screen.",
+        "Plan: ship dark mode for the mobile app in June.",
+        "Plan: write an audit log for admin actions.",
+    ]
     ids = [_add(svc, text, scope="project_shared", agent="pager", type="plan") for text in plans]
     seen, cursor = [], None
     while True:
@@ -76,27 +82,44 @@ def test_list_filters_and_pagination(svc):
 
 def test_patch_rules(svc):
     nid = _add(svc, "Fact: the cache size is 2 GB.")
-    r = requests.patch(f"{svc.public}/v2/notes/{nid}", json={"text": "Fact: the cache size is 4 GB.", "importance": 0.8},
-                       headers=headers(), timeout=10)
+    r = requests.patch(
+        f"{svc.public}/v2/notes/{nid}",
+        json={"text": "Fact: the cache size is 4 GB.", "importance": 0.8},
+        headers=headers(),
+        timeout=10,
+    )
     assert r.json() == {"note_id": nid, "op": "UPDATE", "reason_code": None}
     assert rows(svc, "SELECT text, importance FROM memory_notes WHERE note_id = %s", (nid,)) == [
-        ("Fact: the cache size is 4 GB.", pytest.approx(0.8))]
-    assert [r[0] for r in rows(svc, "SELECT op FROM memory_note_versions WHERE note_id = %s ORDER BY ts", (nid,))] == ["ADD", "UPDATE"]
+        ("Fact: the cache size is 4 GB.", pytest.approx(0.8))
+    ]
+    assert [r[0] for r in rows(svc, "SELECT op FROM memory_note_versions WHERE note_id = %s ORDER BY ts", (nid,))] == [
+        "ADD",
+        "UPDATE",
+    ]
     assert rows(svc, "SELECT count(*) FROM indexing_outbox WHERE note_id = %s", (nid,)) == [(2,)]
     same = requests.patch(f"{svc.public}/v2/notes/{nid}", json={"importance": 0.8}, headers=headers(), timeout=10)
     assert same.json()["op"] == "NONE"
     ttl = requests.patch(f"{svc.public}/v2/notes/{nid}", json={"ttl_days": 2}, headers=headers(), timeout=10)
     assert ttl.json()["op"] == "UPDATE"
-    assert rows(svc, "SELECT round(extract(epoch FROM expires_at - updated_at) / 86400) FROM memory_notes "
-                     "WHERE note_id = %s", (nid,)) == [(2,)]
+    assert rows(
+        svc,
+        "SELECT round(extract(epoch FROM expires_at - updated_at) / 86400) FROM memory_notes WHERE note_id = %s",
+        (nid,),
+    ) == [(2,)]
     default = requests.patch(f"{svc.public}/v2/notes/{nid}", json={"ttl_days": 0}, headers=headers(), timeout=10)
     assert default.json()["op"] == "UPDATE"  # fact default TTL: 180 days
-    assert rows(svc, "SELECT round(extract(epoch FROM expires_at - updated_at) / 86400) FROM memory_notes "
-                     "WHERE note_id = %s", (nid,)) == [(180,)]
-    secret = requests.patch(f"{svc.public}/v2/notes/{nid}", json={"text": "Fact: password = hunter2hunter2"},
-                            headers=headers(), timeout=10)
+    assert rows(
+        svc,
+        "SELECT round(extract(epoch FROM expires_at - updated_at) / 86400) FROM memory_notes WHERE note_id = %s",
+        (nid,),
+    ) == [(180,)]
+    secret = requests.patch(
+        f"{svc.public}/v2/notes/{nid}", json={"text": "Fact: password = hunter2hunter2"}, headers=headers(), timeout=10
+    )
     assert secret.json()["op"] == "REJECTED" and secret.json()["reason_code"] == "REJECT_SECRET"
-    non_english = requests.patch(f"{svc.public}/v2/notes/{nid}", json={"text": "Факт: кэш"}, headers=headers(), timeout=10)
+    non_english = requests.patch(
+        f"{svc.public}/v2/notes/{nid}", json={"text": "Факт: кэш"}, headers=headers(), timeout=10
+    )
     assert non_english.status_code == 422 and non_english.json()["fields"] == ["$.text"]
     empty = requests.patch(f"{svc.public}/v2/notes/{nid}", json={}, headers=headers(), timeout=10)
     assert empty.status_code == 400
@@ -108,7 +131,10 @@ def test_delete_then_delete_again(svc):
     first = requests.delete(f"{svc.public}/v2/notes/{nid}", headers=headers(), timeout=10)
     assert first.json() == {"note_id": nid, "op": "DELETE"}
     assert rows(svc, "SELECT status FROM memory_notes WHERE note_id = %s", (nid,)) == [("deleted",)]
-    assert rows(svc, "SELECT op FROM indexing_outbox WHERE note_id = %s ORDER BY created_at", (nid,)) == [("UPSERT",), ("DELETE",)]
+    assert rows(svc, "SELECT op FROM indexing_outbox WHERE note_id = %s ORDER BY created_at", (nid,)) == [
+        ("UPSERT",),
+        ("DELETE",),
+    ]
     assert requests.delete(f"{svc.public}/v2/notes/{nid}", headers=headers(), timeout=10).json()["op"] == "NONE"
     gone = requests.patch(f"{svc.public}/v2/notes/{nid}", json={"importance": 0.1}, headers=headers(), timeout=10)
     assert gone.status_code == 409 and gone.json()["error_code"] == "NOTE_NOT_ACTIVE"

@@ -4,12 +4,11 @@ hit (spec v2 section 11)."""
 
 from __future__ import annotations
 
+import pytest
 import requests
 
 from tests.indexing_helpers import count_points, execute, send_task, wait_for
 from tests.notes_helpers import headers, ingest, note, rows, wait_indexed
-
-import pytest
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +46,12 @@ def test_superseded_note_is_deprecated_leaves_search_and_is_purged_later(svc):
     assert old not in search_ids(svc, "where do the builds run on Jenkins")
     got = requests.get(f"{svc.public}/v2/notes/{old}", headers=headers(), timeout=30).json()
     assert got["status"] == "deprecated"
-    listed = requests.get(svc.public + "/v2/notes", params={"status": "deprecated", "scope": "agent_private"}, headers=headers(), timeout=30)
+    listed = requests.get(
+        svc.public + "/v2/notes",
+        params={"status": "deprecated", "scope": "agent_private"},
+        headers=headers(),
+        timeout=30,
+    )
     assert [n["note_id"] for n in listed.json()["notes"]] == [old]
     assert deprecate(svc, old).json()["op"] == "NONE"  # twice: nothing more is written
     assert rows(svc, "SELECT count(*) FROM memory_note_versions WHERE note_id = %s", (old,)) == [(2,)]
@@ -55,8 +59,11 @@ def test_superseded_note_is_deprecated_leaves_search_and_is_purged_later(svc):
     # 181 days later without a hit (the config purges deprecated notes after 180): the GC purges it.
     execute(svc, "UPDATE memory_notes SET updated_at = now() - interval '181 days' WHERE note_id = %s", (old,))
     send_task(svc, "memory.lifecycle_gc")
-    wait_for(lambda: rows(svc, "SELECT count(*) FROM memory_notes WHERE note_id = %s", (old,)) == [(0,)], 30,
-             "the purge of the deprecated note")
+    wait_for(
+        lambda: rows(svc, "SELECT count(*) FROM memory_notes WHERE note_id = %s", (old,)) == [(0,)],
+        30,
+        "the purge of the deprecated note",
+    )
     assert rows(svc, "SELECT status FROM memory_notes WHERE note_id = %s", (new,)) == [("active",)]
 
 
@@ -72,10 +79,16 @@ def test_refusals_leave_the_note_as_it_was(svc, case):
         "deleted": lambda: deprecate(svc, nid),
         "bad-body": lambda: deprecate(svc, nid, superseded_by="yesterday"),
     }[case]()
-    expected = {"not-owner": (404, "$.note_id"), "self": (400, "$.superseded_by"),
-                "missing-successor": (404, "$.superseded_by"), "deleted": (409, "$.note_id"),
-                "bad-body": (400, "$.superseded_by")}[case]
+    expected = {
+        "not-owner": (404, "$.note_id"),
+        "self": (400, "$.superseded_by"),
+        "missing-successor": (404, "$.superseded_by"),
+        "deleted": (409, "$.note_id"),
+        "bad-body": (400, "$.superseded_by"),
+    }[case]
     assert (r.status_code, r.json()["fields"]) == (expected[0], [expected[1]]), r.text
     status = "deleted" if case == "deleted" else "active"
     assert rows(svc, "SELECT status FROM memory_notes WHERE note_id = %s", (nid,)) == [(status,)]
-    assert rows(svc, "SELECT count(*) FROM memory_note_versions WHERE note_id = %s AND op = 'DEPRECATE'", (nid,)) == [(0,)]
+    assert rows(svc, "SELECT count(*) FROM memory_note_versions WHERE note_id = %s AND op = 'DEPRECATE'", (nid,)) == [
+        (0,)
+    ]

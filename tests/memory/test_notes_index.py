@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from qdrant_client import QdrantClient, models
@@ -42,17 +42,187 @@ SECTION_6_FIELDS = {
     "embedding_version",
 }
 # NLTK's English stopword list (179 words), the list that won on LoCoMo.
-NLTK_ENGLISH_STOPWORDS = (
-    "i me my myself we our ours ourselves you you're you've you'll you'd your yours yourself yourselves he him "
-    "his himself she she's her hers herself it it's its itself they them their theirs themselves what which who "
-    "whom this that that'll these those am is are was were be been being have has had having do does did doing "
-    "a an the and but if or because as until while of at by for with about against between into through during "
-    "before after above below to from up down in out on off over under again further then once here there when "
-    "where why how all any both each few more most other some such no nor not only own same so than too very s "
-    "t can will just don don't should should've now d ll m o re ve y ain aren aren't couldn couldn't didn "
-    "didn't doesn doesn't hadn hadn't hasn hasn't haven haven't isn isn't ma mightn mightn't mustn mustn't needn "
-    "needn't shan shan't shouldn shouldn't wasn wasn't weren weren't won won't wouldn wouldn't"
-).split()
+NLTK_ENGLISH_STOPWORDS = [
+    "i",
+    "me",
+    "my",
+    "myself",
+    "we",
+    "our",
+    "ours",
+    "ourselves",
+    "you",
+    "you're",
+    "you've",
+    "you'll",
+    "you'd",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+    "he",
+    "him",
+    "his",
+    "himself",
+    "she",
+    "she's",
+    "her",
+    "hers",
+    "herself",
+    "it",
+    "it's",
+    "its",
+    "itself",
+    "they",
+    "them",
+    "their",
+    "theirs",
+    "themselves",
+    "what",
+    "which",
+    "who",
+    "whom",
+    "this",
+    "that",
+    "that'll",
+    "these",
+    "those",
+    "am",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "being",
+    "have",
+    "has",
+    "had",
+    "having",
+    "do",
+    "does",
+    "did",
+    "doing",
+    "a",
+    "an",
+    "the",
+    "and",
+    "but",
+    "if",
+    "or",
+    "because",
+    "as",
+    "until",
+    "while",
+    "of",
+    "at",
+    "by",
+    "for",
+    "with",
+    "about",
+    "against",
+    "between",
+    "into",
+    "through",
+    "during",
+    "before",
+    "after",
+    "above",
+    "below",
+    "to",
+    "from",
+    "up",
+    "down",
+    "in",
+    "out",
+    "on",
+    "off",
+    "over",
+    "under",
+    "again",
+    "further",
+    "then",
+    "once",
+    "here",
+    "there",
+    "when",
+    "where",
+    "why",
+    "how",
+    "all",
+    "any",
+    "both",
+    "each",
+    "few",
+    "more",
+    "most",
+    "other",
+    "some",
+    "such",
+    "no",
+    "nor",
+    "not",
+    "only",
+    "own",
+    "same",
+    "so",
+    "than",
+    "too",
+    "very",
+    "s",
+    "t",
+    "can",
+    "will",
+    "just",
+    "don",
+    "don't",
+    "should",
+    "should've",
+    "now",
+    "d",
+    "ll",
+    "m",
+    "o",
+    "re",
+    "ve",
+    "y",
+    "ain",
+    "aren",
+    "aren't",
+    "couldn",
+    "couldn't",
+    "didn",
+    "didn't",
+    "doesn",
+    "doesn't",
+    "hadn",
+    "hadn't",
+    "hasn",
+    "hasn't",
+    "haven",
+    "haven't",
+    "isn",
+    "isn't",
+    "ma",
+    "mightn",
+    "mightn't",
+    "mustn",
+    "mustn't",
+    "needn",
+    "needn't",
+    "shan",
+    "shan't",
+    "shouldn",
+    "shouldn't",
+    "wasn",
+    "wasn't",
+    "weren",
+    "weren't",
+    "won",
+    "won't",
+    "wouldn",
+    "wouldn't",
+]
 
 
 def test_bm25_drops_the_179_english_stopwords_and_stems() -> None:
@@ -67,7 +237,7 @@ def test_bm25_drops_the_179_english_stopwords_and_stems() -> None:
 
 def test_bm25_document_weights_terms_and_query_counts_each_once() -> None:
     doc = bm25.embed_document("garden garden garden roses")
-    weights = dict(zip(doc.indices, doc.values))
+    weights = dict(zip(doc.indices, doc.values, strict=False))
     (garden,) = bm25.embed_query("garden").indices
     (roses,) = bm25.embed_query("roses").indices
     assert weights[garden] > weights[roses] > 0
@@ -89,7 +259,7 @@ def _chunk(note_id: str, index: int, dense: list[float], text: str, **overrides:
         note_type="fact",
         key=None,
         status="active",
-        updated_at=datetime(2025, 1, 2, 3, 4, 5, tzinfo=timezone.utc),
+        updated_at=datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC),
         expires_at=None,
         importance=0.5,
         confidence=0.9,
@@ -122,7 +292,9 @@ def test_ensure_notes_collection_creates_checks_and_is_idempotent(qdrant_server:
     assert (dense.size, dense.distance) == (DIM, models.Distance.COSINE)
     assert info.config.params.sparse_vectors["bm25"].modifier == models.Modifier.IDF
     assert {f: s.data_type for f, s in info.payload_schema.items()} == {
-        **dict.fromkeys(KEYWORD_INDEXES, models.PayloadSchemaType.KEYWORD), OBSERVED_TS: models.PayloadSchemaType.INTEGER}
+        **dict.fromkeys(KEYWORD_INDEXES, models.PayloadSchemaType.KEYWORD),
+        OBSERVED_TS: models.PayloadSchemaType.INTEGER,
+    }
     with pytest.raises(CollectionMismatch, match="size 4 but storage.qdrant.vector_dim is 8"):
         ensure_notes_collection(client, NAME, 8)
 
@@ -199,7 +371,8 @@ def test_delete_note_points_removes_every_chunk_of_that_note_only(qdrant_server:
 
 
 def test_an_older_collection_gets_the_lexical_scope_index_and_a_warning_naming_the_rebuild(
-        qdrant_server: EmbeddedQdrant, caplog) -> None:
+    qdrant_server: EmbeddedQdrant, caplog
+) -> None:
     """A collection of an earlier version (no `lexical_scope` index, points without it): ensure adds the index
     and warns how many points lack the field until rebuild_qdrant re-indexes them; a current one says nothing."""
     client = client_for(qdrant_server)

@@ -55,7 +55,7 @@ def test_n_single_chunk_notes_are_one_provider_call_and_no_worker_embedding(svc)
     assert embed_inputs(svc)[before:] == [texts]
 
     version = svc.cfg.embedding_version
-    for note_id, text in zip(ids, texts):
+    for note_id, text in zip(ids, texts, strict=False):
         ((chunk_id, index, start, end, chunk_text, chunk_version, vec),) = rows(svc, """
             SELECT c.chunk_id, c.chunk_index, c.start_offset, c.end_offset, c.text, c.embedding_version, e.vec::text
               FROM memory_note_chunks c JOIN note_chunk_embeddings e USING (chunk_id)

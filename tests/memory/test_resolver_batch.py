@@ -140,7 +140,8 @@ def test_new_notes_written_together_are_stored_whole(test_cfg) -> None:
              WHERE n.note_id = ANY(%s) ORDER BY array_position(%s, n.note_id)""", [ids, ids])
         got = cur.fetchall()
     assert len(got) == 5
-    for text, (ntext, hits, index, start, end, ctext, cvec, nvec, versions, outbox, decisions) in zip(texts, got):
+    for text, row in zip(texts, got, strict=False):
+        ntext, hits, index, start, end, ctext, cvec, nvec, versions, outbox, decisions = row
         assert (ntext, hits, index, start, end, ctext) == (text, 0, 0, 0, len(text.encode()), text)
         assert np.array_equal(np.array(cvec.strip("[]").split(","), float), np.float32(vectors[text]))
         assert cvec == nvec and (versions, outbox, decisions) == (1, 1, 1)

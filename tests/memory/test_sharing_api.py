@@ -111,9 +111,14 @@ def test_org_space_is_tenant_wide_through_grants(svc):
     nid = _add(svc, "Fact: the company VPN gateway moved to vpn2.example.com.", agent="ops", project="infra")
     r = _post(svc, f"/v2/notes/{nid}/publish", {"space": "org_shared"}, agent="ops", project="infra")
     assert r.status_code == 200, r.text
-    assert rows(svc, "SELECT project_id, scope FROM memory_notes WHERE note_id = %s", (nid,)) == [("__org__", "org_shared")]
-    assert rows(svc, "SELECT project_id, grantee_kind FROM memory_space_grants WHERE space_owner_agent_id = 'ops' "
-                     "AND scope = 'org_shared'") == [("__org__", "project")]
+    assert rows(svc, "SELECT project_id, scope FROM memory_notes WHERE note_id = %s", (nid,)) == [
+        ("__org__", "org_shared")
+    ]
+    assert rows(
+        svc,
+        "SELECT project_id, grantee_kind FROM memory_space_grants WHERE space_owner_agent_id = 'ops' "
+        "AND scope = 'org_shared'",
+    ) == [("__org__", "project")]
     _wait_payload(svc, nid, "org_shared", "__org__")
     for agent, project in (("dev", "web"), ("ops", "web"), ("x", "infra")):
         assert _get_note(svc, nid, agent, project=project).status_code == 200
@@ -126,7 +131,9 @@ def test_org_space_is_tenant_wide_through_grants(svc):
     # unpublish from another project: the note comes home to the caller's project, private again
     r = _post(svc, f"/v2/notes/{nid}/unpublish", {"space": "org_shared"}, agent="ops", project="web")
     assert r.status_code == 200, r.text
-    assert rows(svc, "SELECT project_id, scope FROM memory_notes WHERE note_id = %s", (nid,)) == [("web", "agent_private")]
+    assert rows(svc, "SELECT project_id, scope FROM memory_notes WHERE note_id = %s", (nid,)) == [
+        ("web", "agent_private")
+    ]
     assert _get_note(svc, nid, "dev", project="web").status_code == 404
     assert _get_note(svc, nid, "ops", project="web").status_code == 200
 
@@ -136,8 +143,16 @@ def test_org_shared_ingest_lives_in_the_org_space(svc):
     assert rows(svc, "SELECT project_id FROM memory_notes WHERE note_id = %s", (nid,)) == [("__org__",)]
     assert _get_note(svc, nid, "lead", project="p8").status_code == 200  # the owner, from any project
     assert _get_note(svc, nid, "other", project="p7").status_code == 404  # no grant yet
-    assert _post(svc, "/v2/spaces/org_shared/grants", {"grantee_kind": "agent", "grantee_agent_id": "other"},
-                 agent="lead", project="p7").json()["granted"] is True
+    assert (
+        _post(
+            svc,
+            "/v2/spaces/org_shared/grants",
+            {"grantee_kind": "agent", "grantee_agent_id": "other"},
+            agent="lead",
+            project="p7",
+        ).json()["granted"]
+        is True
+    )
     assert _get_note(svc, nid, "other", project="p9").status_code == 200
     assert _get_note(svc, nid, "third", project="p7").status_code == 404
 
@@ -146,8 +161,12 @@ def test_agent_grants_and_revocation_history(svc):
     nid = _add(svc, "Fact: the staging database is refreshed nightly.", scope="team_shared", agent="own")
     body = {"grantee_kind": "agent", "grantee_agent_id": "reader"}
     r = _post(svc, "/v2/spaces/team_shared/grants", body, agent="own")
-    assert r.status_code == 200 and r.json() == {"space": "team_shared", "grantee_kind": "agent",
-                                                 "grantee_agent_id": "reader", "granted": True}
+    assert r.status_code == 200 and r.json() == {
+        "space": "team_shared",
+        "grantee_kind": "agent",
+        "grantee_agent_id": "reader",
+        "granted": True,
+    }
     assert _post(svc, "/v2/spaces/team_shared/grants", body, agent="own").status_code == 200  # idempotent
     assert len(_grants(svc, "team_shared", agent="own")) == 1
     assert _get_note(svc, nid, "reader").status_code == 200
@@ -168,23 +187,46 @@ def test_agent_grants_and_revocation_history(svc):
     assert _get_note(svc, nid, "reader").status_code == 200
 
 
-@pytest.mark.parametrize("space, body, status, code, field", [
-    ("team_shared", {"grantee_kind": "agent"}, 400, "INVALID_REQUEST", "$.grantee_agent_id"),
-    ("team_shared", {"grantee_kind": "project", "grantee_agent_id": "x"}, 400, "INVALID_REQUEST", "$.grantee_agent_id"),
-    ("team_shared", {"grantee_kind": "agent", "grantee_agent_id": "a1"}, 400, "INVALID_REQUEST", "$.grantee_agent_id"),
-    ("team_shared", {"grantee_kind": "team"}, 400, "INVALID_REQUEST", "$.grantee_kind"),
-    ("team_shared", {"grantee_kind": "project", "extra": 1}, 400, "INVALID_REQUEST", "$.extra"),
-    ("team_shared", {"grantee_kind": "agent", "grantee_agent_id": "агент"}, 422, "NON_ENGLISH_INPUT", "$.grantee_agent_id"),
-    ("agent_private", {"grantee_kind": "project"}, 400, "INVALID_REQUEST", "$.path.space"),
-    ("project_shared", {"grantee_kind": "project"}, 400, "INVALID_REQUEST", "$.path.space"),
-])
+@pytest.mark.parametrize(
+    "space, body, status, code, field",
+    [
+        ("team_shared", {"grantee_kind": "agent"}, 400, "INVALID_REQUEST", "$.grantee_agent_id"),
+        (
+            "team_shared",
+            {"grantee_kind": "project", "grantee_agent_id": "x"},
+            400,
+            "INVALID_REQUEST",
+            "$.grantee_agent_id",
+        ),
+        (
+            "team_shared",
+            {"grantee_kind": "agent", "grantee_agent_id": "a1"},
+            400,
+            "INVALID_REQUEST",
+            "$.grantee_agent_id",
+        ),
+        ("team_shared", {"grantee_kind": "team"}, 400, "INVALID_REQUEST", "$.grantee_kind"),
+        ("team_shared", {"grantee_kind": "project", "extra": 1}, 400, "INVALID_REQUEST", "$.extra"),
+        (
+            "team_shared",
+            {"grantee_kind": "agent", "grantee_agent_id": "агент"},
+            422,
+            "NON_ENGLISH_INPUT",
+            "$.grantee_agent_id",
+        ),
+        ("agent_private", {"grantee_kind": "project"}, 400, "INVALID_REQUEST", "$.path.space"),
+        ("project_shared", {"grantee_kind": "project"}, 400, "INVALID_REQUEST", "$.path.space"),
+    ],
+)
 def test_grant_errors(svc, space, body, status, code, field):
     for path in (f"/v2/spaces/{space}/grants", f"/v2/spaces/{space}/grants/revoke"):
         r = _post(svc, path, body)
         assert r.status_code == status, r.text
         assert r.json()["error_code"] == code and field in r.json()["fields"], r.json()
-    assert rows(svc, "SELECT count(*) FROM memory_space_grants WHERE space_owner_agent_id = 'a1' AND "
-                     "grantee_agent_id IS NOT NULL") == [(0,)]
+    assert rows(
+        svc,
+        "SELECT count(*) FROM memory_space_grants WHERE space_owner_agent_id = 'a1' AND grantee_agent_id IS NOT NULL",
+    ) == [(0,)]
 
 
 def test_publish_errors(svc):
@@ -196,7 +238,11 @@ def test_publish_errors(svc):
     assert r.status_code == 403 and r.json()["error_code"] == "SCOPE_DENIED"  # readable, not owned
     r = _post(svc, f"/v2/notes/{nid}/unpublish", {"space": "org_shared"}, agent="a5")
     assert r.status_code == 400 and r.json()["fields"] == ["$.space"]
-    for body, field in (({"space": "agent_private"}, "$.space"), ({}, "$.space"), ({"space": "team_shared", "x": 1}, "$.x")):
+    for body, field in (
+        ({"space": "agent_private"}, "$.space"),
+        ({}, "$.space"),
+        ({"space": "team_shared", "x": 1}, "$.x"),
+    ):
         r = _post(svc, f"/v2/notes/{nid}/publish", body, agent="a5")
         assert r.status_code == 400 and field in r.json()["fields"], r.text
     r = _post(svc, "/v2/notes/00000000-0000-0000-0000-000000000000/publish", {"space": "team_shared"}, agent="a5")
@@ -204,17 +250,27 @@ def test_publish_errors(svc):
     requests.delete(f"{svc.public}/v2/notes/{nid}", headers=headers("a5"), timeout=10)
     r = _post(svc, f"/v2/notes/{nid}/unpublish", {"space": "team_shared"}, agent="a5")
     assert r.status_code == 409 and r.json()["error_code"] == "NOTE_NOT_ACTIVE"
-    assert rows(svc, "SELECT scope, status FROM memory_notes WHERE note_id = %s", (nid,)) == [("project_shared", "deleted")]
+    assert rows(svc, "SELECT scope, status FROM memory_notes WHERE note_id = %s", (nid,)) == [
+        ("project_shared", "deleted")
+    ]
 
 
 def test_publish_refuses_a_key_clash(svc):
-    shared = _add(svc, "Preference: answers in British English.", scope="team_shared", agent="k1", key="spelling",
-                  type="preference")
+    shared = _add(
+        svc,
+        "Preference: answers in British English.",
+        scope="team_shared",
+        agent="k1",
+        key="spelling",
+        type="preference",
+    )
     private = _add(svc, "Preference: answers in American English.", agent="k1", key="spelling", type="preference")
     r = _post(svc, f"/v2/notes/{private}/publish", {"space": "team_shared"}, agent="k1")
     assert r.status_code == 409 and r.json()["error_code"] == "NOTE_KEY_CONFLICT", r.text
     assert rows(svc, "SELECT scope FROM memory_notes WHERE note_id IN (%s, %s) ORDER BY scope", (shared, private)) == [
-        ("agent_private",), ("project_shared",)]
+        ("agent_private",),
+        ("project_shared",),
+    ]
 
 
 def test_reserved_org_project_header(svc):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from acb.tasks import BUNDLE_RETENTION_TASK
 from docs_ext.tasks import SWEEP_TASK as DOCS_SWEEP_TASK
-from memory.tasks import LIFECYCLE_TASK, SWEEP_TASK as NOTES_SWEEP_TASK
+from memory.tasks import LIFECYCLE_TASK
+from memory.tasks import SWEEP_TASK as NOTES_SWEEP_TASK
 from search.tasks import LLM_CACHE_RETENTION_TASK
 from traces.tasks import RETENTION_TASK, SWEEP_TRACE_TASK
 

@@ -104,24 +104,52 @@ def tenant_counts(svc, tenant: str) -> dict[str, int]:
 def test_the_export_holds_every_kind_of_the_tenant_and_nothing_else(source, exports, tmp_path):
     lines = records(exports["plain"])
     kinds = {r["kind"] for r in lines}
-    assert kinds >= {"memory_notes", "memory_note_versions", "memory_note_fields", "memory_ingest_decisions",
-                     "memory_space_grants", "memory_ingestion_profiles", "memory_ingestion_profile_defaults",
-                     "doc_documents", "doc_chunks", "graph_entities", "graph_predicates_shared",
-                     "graph_predicates", "graph_facts", "graph_fact_evidence", "core_memory_documents", "core_memory_versions", "core_memory_entries",
-                     "core_memory_audit", "core_memory_pending", "acb_events", "acb_chunks", "acb_decisions",
-                     "acb_tasks", "acb_sessions"}
+    assert kinds >= {
+        "memory_notes",
+        "memory_note_versions",
+        "memory_note_fields",
+        "memory_ingest_decisions",
+        "memory_space_grants",
+        "memory_ingestion_profiles",
+        "memory_ingestion_profile_defaults",
+        "doc_documents",
+        "doc_chunks",
+        "graph_entities",
+        "graph_predicates_shared",
+        "graph_predicates",
+        "graph_facts",
+        "graph_fact_evidence",
+        "core_memory_documents",
+        "core_memory_versions",
+        "core_memory_entries",
+        "core_memory_audit",
+        "core_memory_pending",
+        "acb_events",
+        "acb_chunks",
+        "acb_decisions",
+        "acb_tasks",
+        "acb_sessions",
+    }
     assert not kinds & {"memory_note_chunks", "note_chunk_embeddings", "note_embeddings", "doc_chunk_embeddings"}
     # The tenant's own predicate travels as its row; the global one its facts use as a shared row (no tenant).
     own = [r for r in lines if r["kind"] != "graph_predicates_shared"]
     assert {r["row"]["tenant_id"] for r in own if "tenant_id" in r["row"]} == {TENANT}
-    assert {(r["row"]["scope_key"], r["row"]["canonical_norm"]) for r in lines
-            if r["kind"] == "graph_predicates"} == {(f"{TENANT}:p1", "leads since")}
-    assert [(r["row"]["scope_key"], r["row"]["tenant_id"], r["row"]["canonical_norm"], r["row"]["status"])
-            for r in lines if r["kind"] == "graph_predicates_shared"] == [("__global__", None, "leads", "active")]
+    assert {(r["row"]["scope_key"], r["row"]["canonical_norm"]) for r in lines if r["kind"] == "graph_predicates"} == {
+        (f"{TENANT}:p1", "leads since")
+    }
+    assert [
+        (r["row"]["scope_key"], r["row"]["tenant_id"], r["row"]["canonical_norm"], r["row"]["status"])
+        for r in lines
+        if r["kind"] == "graph_predicates_shared"
+    ] == [("__global__", None, "leads", "active")]
     assert OTHER not in exports["plain"].read_text()
     with_vectors = {r["kind"] for r in records(exports["vectors"])}
-    assert with_vectors - kinds == {"memory_note_chunks", "note_chunk_embeddings", "note_embeddings",
-                                    "doc_chunk_embeddings"}
+    assert with_vectors - kinds == {
+        "memory_note_chunks",
+        "note_chunk_embeddings",
+        "note_embeddings",
+        "doc_chunk_embeddings",
+    }
 
     one_project = tmp_path / "p1.jsonl"
     done = manage(source, "export_tenant", "--tenant", TENANT, "--project", "p1", "--out", str(one_project))
@@ -146,8 +174,9 @@ def test_a_round_trip_into_a_fresh_database_returns_the_same_notes(source, expor
     # The fact under the global "leads" now uses the target's own global row, which the import left as it was.
     assert global_predicates(target) == registry
     leads = next(r[0] for r in registry if r[1] == "leads")
-    assert [(scope, name) for scope, name, _ in fact_predicates(target, TENANT)] == \
-        [(scope, name) for scope, name, _ in fact_predicates(source, TENANT)]
+    assert [(scope, name) for scope, name, _ in fact_predicates(target, TENANT)] == [
+        (scope, name) for scope, name, _ in fact_predicates(source, TENANT)
+    ]
     assert ("__global__", "leads", leads) in fact_predicates(target, TENANT)
     again = exports["plain"].with_name("again.jsonl")
     assert manage(target, "export_tenant", "--tenant", TENANT, "--out", str(again)).returncode == 0
@@ -158,8 +187,9 @@ def test_a_round_trip_into_a_fresh_database_returns_the_same_notes(source, expor
     assert {query: search_ids(target, query, TENANT) for query, _ in SEARCHES} == source.searched
 
 
-def test_an_export_made_before_artifacts_had_a_project_still_imports(source, exports, isolated_services_module,
-                                                                     tmp_path):
+def test_an_export_made_before_artifacts_had_a_project_still_imports(
+    source, exports, isolated_services_module, tmp_path
+):
     """An export written before migration 0004 has no acb_artifacts.project_id: the row takes its event's. It
     also predates the global predicate registry (0007): "leads" was then the tenant's own pending/multi
     predicate, and that row imports as it is, its facts on it, beside the global "leads" (another scope key)."""
@@ -170,8 +200,14 @@ def test_an_export_made_before_artifacts_had_a_project_still_imports(source, exp
         del a["project_id"]
     (shared,) = [r["row"] for r in lines if r["kind"] == "graph_predicates_shared"]
     assert (shared["scope_key"], shared["canonical_norm"]) == ("__global__", "leads")
-    leads = {**shared, "scope_key": f"{TENANT}:p1", "tenant_id": TENANT, "project_id": "p1", "cardinality": "multi",
-             "status": "pending"}
+    leads = {
+        **shared,
+        "scope_key": f"{TENANT}:p1",
+        "tenant_id": TENANT,
+        "project_id": "p1",
+        "cardinality": "multi",
+        "status": "pending",
+    }
     lines = [r for r in lines if r["kind"] != "graph_predicates_shared"]
     at = next(i for i, r in enumerate(lines) if r["kind"] == "graph_predicates")
     lines.insert(at, {"kind": "graph_predicates", "row": leads})

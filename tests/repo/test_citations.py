@@ -99,9 +99,10 @@ def scanned_files() -> list[tuple[str, Path]]:
         path = REPO / rel
         if path.resolve() == SELF:
             continue
-        if path.suffix in SCANNED_SUFFIXES or path.name in SCANNED_NAMES or rel in SCANNED_PATHS:
-            if path.is_file():  # a tracked file deleted in the working tree (a move in progress) is skipped
-                files.append((rel, path))
+        scanned = path.suffix in SCANNED_SUFFIXES or path.name in SCANNED_NAMES or rel in SCANNED_PATHS
+        # a tracked file deleted in the working tree (a move in progress) is skipped
+        if scanned and path.is_file():
+            files.append((rel, path))
     return files
 
 

@@ -139,7 +139,8 @@ def test_another_tenants_writes_change_nothing_in_a_tenants_rankings(svc):
     for i in range(20):
         _post(svc, "/v2/docs", A, {"scope": "agent_private", "content": _b_doc(i)}, project="p2")
     _quiet(svc)
-    assert rows(svc, "SELECT count(*) FROM memory_notes WHERE tenant_id = %s", (B,))[0][0] >= 2000  # thousands (dedup merges some)
+    # thousands (dedup merges some)
+    assert rows(svc, "SELECT count(*) FROM memory_notes WHERE tenant_id = %s", (B,))[0][0] >= 2000
 
     after = _rankings(svc)
     changed = {k: (before[k], after[k]) for k in before if before[k] != after[k]}

@@ -40,10 +40,34 @@ def svc(isolated_services_module):
     s.start_worker()
     notes = {
         "a1_private": (note("Fact: the billing service runs on port 8443."), "agent_private", "a1", "p1", "t1"),
-        "a2_private": (note("Fact: the billing service password rotates monthly on the first."), "agent_private", "a2", "p1", "t1"),
-        "shared": (note("Decision: billing moves to the new cluster in March.", type="decision", importance=0.9), "project_shared", "a1", "p1", "t1"),
-        "other_project": (note("Fact: the billing service in project two runs on port 9000."), "agent_private", "a1", "p2", "t1"),
-        "other_tenant": (note("Fact: the billing service of another tenant runs on port 7000."), "agent_private", "a1", "p1", "t2"),
+        "a2_private": (
+            note("Fact: the billing service password rotates monthly on the first."),
+            "agent_private",
+            "a2",
+            "p1",
+            "t1",
+        ),
+        "shared": (
+            note("Decision: billing moves to the new cluster in March.", type="decision", importance=0.9),
+            "project_shared",
+            "a1",
+            "p1",
+            "t1",
+        ),
+        "other_project": (
+            note("Fact: the billing service in project two runs on port 9000."),
+            "agent_private",
+            "a1",
+            "p2",
+            "t1",
+        ),
+        "other_tenant": (
+            note("Fact: the billing service of another tenant runs on port 7000."),
+            "agent_private",
+            "a1",
+            "p1",
+            "t2",
+        ),
         "low": (note("Fact: billing reports are archived yearly.", importance=0.1), "agent_private", "a1", "p1", "t1"),
     }
     s.ids = {}
@@ -58,8 +82,9 @@ def svc(isolated_services_module):
 
 def search(svc, query="billing service", *, agent="a1", profile="all_scopes", admin=False, **body):
     url = (svc.admin + "/v2/admin/searches/raw") if admin else (svc.public + "/v2/searches")
-    return requests.post(url, json={"query": query, **body},
-                         headers={**headers(agent), "X-ELF-Read-Profile": profile}, timeout=60)
+    return requests.post(
+        url, json={"query": query, **body}, headers={**headers(agent), "X-ELF-Read-Profile": profile}, timeout=60
+    )
 
 
 def ids(response) -> set[str]:
@@ -125,11 +150,27 @@ def test_filter_applies_and_reports_impact(svc):
 @pytest.mark.parametrize(
     "flt,path",
     [
-        ({"schema": "search_filter_expr/v2", "expr": {"op": "eq", "field": "type", "value": "fact"}}, "$.filter.schema"),
-        ({"schema": "search_filter_expr/v1", "expr": {"op": "eq", "field": "colour", "value": "x"}}, "$.filter.expr.field"),
-        ({"schema": "search_filter_expr/v1", "expr": {"op": "and", "args": [
-            {"op": "eq", "field": "type", "value": "fact"}, {"op": "gt", "field": "importance", "value": "high"}]}},
-         "$.filter.expr.args[1].value"),
+        (
+            {"schema": "search_filter_expr/v2", "expr": {"op": "eq", "field": "type", "value": "fact"}},
+            "$.filter.schema",
+        ),
+        (
+            {"schema": "search_filter_expr/v1", "expr": {"op": "eq", "field": "colour", "value": "x"}},
+            "$.filter.expr.field",
+        ),
+        (
+            {
+                "schema": "search_filter_expr/v1",
+                "expr": {
+                    "op": "and",
+                    "args": [
+                        {"op": "eq", "field": "type", "value": "fact"},
+                        {"op": "gt", "field": "importance", "value": "high"},
+                    ],
+                },
+            },
+            "$.filter.expr.args[1].value",
+        ),
     ],
     ids=["schema", "field", "nested-value"],
 )
@@ -190,20 +231,31 @@ def test_session_lifecycle(svc):
     assert got["expires_at"] >= body["expires_at"]
     tl = requests.get(f"{svc.public}/v2/searches/{sid}/timeline", headers=headers(), timeout=10).json()
     assert sum(len(g["items"]) for g in tl["groups"]) == len(body["items"])
-    assert requests.get(f"{svc.public}/v2/searches/{sid}/timeline", params={"group_by": "none"},
-                        headers=headers(), timeout=10).json()["groups"][0]["date"] == "all"
+    assert (
+        requests.get(
+            f"{svc.public}/v2/searches/{sid}/timeline", params={"group_by": "none"}, headers=headers(), timeout=10
+        ).json()["groups"][0]["date"]
+        == "all"
+    )
     first = body["items"][0]["note_id"]
     hits_before = rows(svc, "SELECT hit_count FROM memory_notes WHERE note_id = %s", (first,))[0][0]
-    hyd = requests.post(f"{svc.public}/v2/searches/{sid}/notes", json={"note_ids": [first, str(uuid.uuid4())]},
-                        headers=headers(), timeout=10).json()
+    hyd = requests.post(
+        f"{svc.public}/v2/searches/{sid}/notes",
+        json={"note_ids": [first, str(uuid.uuid4())]},
+        headers=headers(),
+        timeout=10,
+    ).json()
     assert hyd["results"][0]["note"]["note_id"] == first and hyd["results"][0]["error"] is None
     assert hyd["results"][1]["error"]["error_code"] == "NOT_IN_SESSION"
     assert rows(svc, "SELECT hit_count FROM memory_notes WHERE note_id = %s", (first,))[0][0] == hits_before + 1
     # foreign and expired sessions are 404
     assert requests.get(f"{svc.public}/v2/searches/{sid}", headers=headers("a2"), timeout=10).status_code == 404
     with psycopg.connect(svc.cfg.storage.postgres.dsn) as conn:
-        conn.execute("UPDATE search_sessions SET created_at = now() - interval '2 hours', "
-                     "expires_at = now() - interval '1 second' WHERE search_id = %s", (sid,))
+        conn.execute(
+            "UPDATE search_sessions SET created_at = now() - interval '2 hours', "
+            "expires_at = now() - interval '1 second' WHERE search_id = %s",
+            (sid,),
+        )
     assert requests.get(f"{svc.public}/v2/searches/{sid}", headers=headers(), timeout=10).status_code == 404
 
 
@@ -214,9 +266,16 @@ def test_search_writes_a_trace(svc):
     while time.monotonic() < deadline and not rows(svc, "SELECT 1 FROM search_traces WHERE trace_id = %s", (trace_id,)):
         time.sleep(0.3)
     assert rows(svc, "SELECT count(*) FROM search_traces WHERE trace_id = %s", (trace_id,)) == [(1,)]
-    stages = [s[0] for s in rows(svc, "SELECT stage_name FROM search_trace_stages WHERE trace_id = %s ORDER BY stage_order", (trace_id,))]
+    stages = [
+        s[0]
+        for s in rows(
+            svc, "SELECT stage_name FROM search_trace_stages WHERE trace_id = %s ORDER BY stage_order", (trace_id,)
+        )
+    ]
     assert stages == list(STAGE_NAMES)  # the pipeline emits every stage the trace payload schema names, in order
-    assert rows(svc, "SELECT count(*) FROM search_trace_items WHERE trace_id = %s", (trace_id,))[0][0] == len(r.json()["items"])
+    assert rows(svc, "SELECT count(*) FROM search_trace_items WHERE trace_id = %s", (trace_id,))[0][0] == len(
+        r.json()["items"]
+    )
     # The ids the search made are time-ordered (elf_domain.time_ids): trace, session and result handles (the
     # trace items' key), so the trace and session indexes grow at their right edge.
     handles = [row[0] for row in rows(svc, "SELECT item_id FROM search_trace_items WHERE trace_id = %s", (trace_id,))]
@@ -253,7 +312,7 @@ def test_trace_endpoint_shows_terms_adding_up_to_each_score(svc):
     assert got is not None and got.status_code == 200, got.text
     items = got.json()["items"]
     assert [i["note_id"] for i in items] == [i["note_id"] for i in body["items"]]
-    for item, returned in zip(items, body["items"]):
+    for item, returned in zip(items, body["items"], strict=False):
         terms = item["explain"]["ranking"]["terms"]
         assert {t["name"] for t in terms} >= {"blend.retrieval", "blend.rerank", "tie_breaker", "context.scope_boost"}
         assert sum(t["value"] for t in terms) == pytest.approx(item["final_score"])

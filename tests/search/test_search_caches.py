@@ -15,12 +15,12 @@ from django.utils import timezone
 
 from elf_config import ElfConfig, load_config
 from elf_domain.cache_keys import expansion_cache_key, rerank_cache_key
+from search.models import LlmCache
 from search.services.expansion import expand_query
+from search.services.llm_cache import CACHE_KIND_EXPANSION, CACHE_KIND_RERANK, cache_get, cache_put
 from search.services.rerank import rerank_with_cache
 from tests.conftest import CHAT_PATH, RERANK_PATH, TEST_CONFIG
 from tests.fake_provider_server import FakeProviderServer, FakeResponse, chat_completion
-from search.models import LlmCache
-from search.services.llm_cache import CACHE_KIND_EXPANSION, CACHE_KIND_RERANK, cache_get, cache_put
 
 pytestmark = pytest.mark.django_db
 

@@ -3,7 +3,7 @@ against its authoritative Postgres row."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 import pytest
@@ -11,7 +11,7 @@ import pytest
 from tests.notes_helpers import ingest, note, rows, wait_indexed
 from tests.search.test_search_api import search
 
-NOW = datetime.now(timezone.utc)
+NOW = datetime.now(UTC)
 PAST, FUTURE = (NOW - timedelta(days=1)).isoformat(), (NOW + timedelta(days=365)).isoformat()
 
 
@@ -72,7 +72,7 @@ def test_filter_operator_on_the_real_stack(fsvc, flt, holds):
     r = search(fsvc, "gateway", mode="quick_find", filter=flt, admin=True)
     assert r.status_code == 200, r.text
     returned = [i["note_id"] for i in r.json()["items"]]
-    all_rows = {row[0]: dict(zip([c.split("::")[0].strip() for c in COLUMNS.split(",")], row))
+    all_rows = {row[0]: dict(zip([c.split("::")[0].strip() for c in COLUMNS.split(",")], row, strict=False))
                 for row in rows(fsvc, f"SELECT {COLUMNS} FROM memory_notes")}
     expected = {nid for nid, row in all_rows.items() if holds(row)}
     assert set(returned) == expected, (flt, returned, expected)

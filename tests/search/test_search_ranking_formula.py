@@ -48,7 +48,10 @@ def _terms(item) -> dict[str, float]:
 
 
 def test_formula_choice_changes_the_explain_terms(isolated_services):
-    blend, spec = _service(isolated_services, "rank_blend", "rank_blend"), _service(isolated_services, "spec", "spec_additive")
+    blend, spec = (
+        _service(isolated_services, "rank_blend", "rank_blend"),
+        _service(isolated_services, "spec", "spec_additive"),
+    )
 
     for item in _raw(blend, "planned_search")["items"]:
         assert list(_terms(item)) == ["blend.retrieval", "blend.rerank", "tie_breaker", "context.scope_boost"]
@@ -64,7 +67,9 @@ def test_formula_choice_changes_the_explain_terms(isolated_services):
         assert terms["tie_breaker"] == pytest.approx(0.1 * (1 + 0.6 * 0.5), rel=1e-3)  # fresh notes: exp(~0) = 1
         assert item["final_score"] == pytest.approx(sum(terms.values()))
     # final = rerank_score + tie_breaker_weight * base: with equal bases the raw rerank score decides the order
-    assert [_terms(i)["rerank_score"] for i in planned] == sorted((_terms(i)["rerank_score"] for i in planned), reverse=True)
+    assert [_terms(i)["rerank_score"] for i in planned] == sorted(
+        (_terms(i)["rerank_score"] for i in planned), reverse=True
+    )
     assert planned[0]["snippet"] == TEXTS[0] and _terms(planned[0])["rerank_score"] == pytest.approx(0.75)
 
     quick = _raw(spec, "quick_find")

@@ -13,10 +13,10 @@ from django.utils import timezone
 
 from elf_domain.spaces import ORG_PROJECT_ID
 from elf_kernel.context import RequestContext
+from elf_kernel.postgres_backend.base import PREPARE_THRESHOLD
+from graph.selectors.relation_context import IS_EVIDENCE
 from memory.models import FieldKind, MemoryNote, MemoryNoteChunk, MemoryNoteField, MemorySpaceGrant
 from memory.selectors import not_expired, readable_notes
-from graph.selectors.relation_context import IS_EVIDENCE
-from elf_kernel.postgres_backend.base import PREPARE_THRESHOLD
 from memory.selectors_search import revalidated_chunks
 
 pytestmark = pytest.mark.django_db
@@ -54,11 +54,19 @@ def test_revalidated_chunks_match_the_read_rule_for_every_caller_and_scope_list(
     t = "t-reval-" + uuid.uuid4().hex[:8]
     other_t = t + "-other"
     notes = [
-        _note(t, "a1", "agent_private"), _note(t, "a2", "agent_private"), _note(t, "a1", "project_shared"),
-        _note(t, "a2", "project_shared"), _note(t, "a3", "project_shared"), _note(t, "a4", "project_shared"),
-        _note(t, "a2", "org_shared"), _note(t, "a3", "org_shared"), _note(t, "a2", "project_shared", project="p2"),
-        _note(t, "a1", "agent_private", status="deleted"), _note(t, "a1", "agent_private", expires_in=timedelta(days=-1)),
-        _note(t, "a1", "agent_private", expires_in=timedelta(days=1)), _note(other_t, "a1", "agent_private"),
+        _note(t, "a1", "agent_private"),
+        _note(t, "a2", "agent_private"),
+        _note(t, "a1", "project_shared"),
+        _note(t, "a2", "project_shared"),
+        _note(t, "a3", "project_shared"),
+        _note(t, "a4", "project_shared"),
+        _note(t, "a2", "org_shared"),
+        _note(t, "a3", "org_shared"),
+        _note(t, "a2", "project_shared", project="p2"),
+        _note(t, "a1", "agent_private", status="deleted"),
+        _note(t, "a1", "agent_private", expires_in=timedelta(days=-1)),
+        _note(t, "a1", "agent_private", expires_in=timedelta(days=1)),
+        _note(other_t, "a1", "agent_private"),
         _note(other_t, "a2", "project_shared"),
     ]
     _grant(t, "a2", "project")  # a2's project space: every agent of p1
@@ -66,11 +74,16 @@ def test_revalidated_chunks_match_the_read_rule_for_every_caller_and_scope_list(
     _grant(t, "a4", "project", revoked=True)
     _grant(t, "a2", "project", scope="org_shared")
     _grant(other_t, "a2", "project")
-    chunk_ids = [str(c) for c in MemoryNoteChunk.objects.filter(
-        note__in=notes, chunk_index=1).values_list("chunk_id", flat=True)]
+    chunk_ids = [
+        str(c) for c in MemoryNoteChunk.objects.filter(note__in=notes, chunk_index=1).values_list("chunk_id", flat=True)
+    ]
     seen = []
-    for ctx in (RequestContext(t, "p1", "a1", None), RequestContext(t, "p1", "a5", None),
-                RequestContext(t, "p2", "a1", None), RequestContext(other_t, "p1", "a1", None)):
+    for ctx in (
+        RequestContext(t, "p1", "a1", None),
+        RequestContext(t, "p1", "a5", None),
+        RequestContext(t, "p2", "a1", None),
+        RequestContext(other_t, "p1", "a1", None),
+    ):
         for scopes in (ALL_SCOPES, ("project_shared",), ("agent_private", "org_shared")):
             chunks = revalidated_chunks(ctx, scopes, chunk_ids)
             got = {c.note_id for c in chunks}
@@ -94,7 +107,11 @@ def test_revalidated_chunks_are_loaded_models_with_their_note_in_one_query():
         assert len({id(c.note) for c in chunks}) == 1
         loaded = chunks[0].note
         assert (loaded.note_id, loaded.source_ref, loaded.created_at, loaded.hit_count) == (
-            note.note_id, {"k": [1]}, created_at, 0)
+            note.note_id,
+            {"k": [1]},
+            created_at,
+            0,
+        )
         assert sorted((c.chunk_index, c.start_offset, c.text) for c in chunks)[2] == (2, 20, "chunk 2")
     assert len(q) == 1
     assert not loaded._state.adding
@@ -110,7 +127,9 @@ def test_revalidated_notes_carry_their_structured_summary_for_the_session_index(
         chunks = revalidated_chunks(RequestContext(t, "p1", "a1", None), ALL_SCOPES, ids)
     assert len(q) == 1
     assert {c.note.note_id: c.note.field_summary for c in chunks} == {
-        summarised.note_id: "The short form.", plain.note_id: None}
+        summarised.note_id: "The short form.",
+        plain.note_id: None,
+    }
 
 
 def test_a_mark_asked_by_another_app_comes_in_the_same_query():
@@ -132,10 +151,12 @@ def test_the_statement_is_prepared_once_per_connection_with_a_generic_plan():
     ctx = RequestContext(t, "p1", "a1", None)
     expected = {str(c.chunk_id) for c in MemoryNoteChunk.objects.filter(note__in=notes)}
     for k in range(PREPARE_THRESHOLD + 3):
-        assert {str(c.chunk_id) for c in revalidated_chunks(ctx, ALL_SCOPES, ids[k % 2:])} == expected
+        assert {str(c.chunk_id) for c in revalidated_chunks(ctx, ALL_SCOPES, ids[k % 2 :])} == expected
     with connection.cursor() as cur:
-        cur.execute("SELECT generic_plans, custom_plans FROM pg_prepared_statements "
-                    "WHERE statement LIKE '%%memory_note_chunks%%' AND statement LIKE '%%memory_note_fields%%'")
+        cur.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+            "WHERE statement LIKE '%%memory_note_chunks%%' AND statement LIKE '%%memory_note_fields%%'"
+        )
         plans = cur.fetchall()
         cur.execute("SHOW plan_cache_mode")
         assert cur.fetchone()[0] == "force_generic_plan"
@@ -148,17 +169,24 @@ def test_loaded_instances_equal_the_orms_and_read_deferred_fields_on_access():
     saved state, the chunk's note cached, and the columns it does not select read when asked for."""
     t = "t-reval-" + uuid.uuid4().hex[:8]
     note = _note(t, "a1", "agent_private", chunks=2, expires_in=timedelta(days=3))
-    chunks = revalidated_chunks(RequestContext(t, "p1", "a1", None), ALL_SCOPES,
-                                [str(c.chunk_id) for c in note.chunks.all()])
+    chunks = revalidated_chunks(
+        RequestContext(t, "p1", "a1", None), ALL_SCOPES, [str(c.chunk_id) for c in note.chunks.all()]
+    )
     orm_note = MemoryNote.objects.get(pk=note.pk)
     loaded = chunks[0].note
     assert {f.attname: getattr(loaded, f.attname) for f in MemoryNote._meta.concrete_fields} == {
-        f.attname: getattr(orm_note, f.attname) for f in MemoryNote._meta.concrete_fields}
+        f.attname: getattr(orm_note, f.attname) for f in MemoryNote._meta.concrete_fields
+    }
     assert loaded == orm_note and not loaded._state.adding and loaded._state.db == "default"
     for chunk in chunks:
         orm_chunk = MemoryNoteChunk.objects.get(pk=chunk.pk)
         assert (chunk.note_id, chunk.chunk_index, chunk.start_offset, chunk.end_offset, chunk.text) == (
-            orm_chunk.note_id, orm_chunk.chunk_index, orm_chunk.start_offset, orm_chunk.end_offset, orm_chunk.text)
+            orm_chunk.note_id,
+            orm_chunk.chunk_index,
+            orm_chunk.start_offset,
+            orm_chunk.end_offset,
+            orm_chunk.text,
+        )
         assert chunk.note is loaded and not chunk._state.adding
         with CaptureQueriesContext(connection) as q:
             assert chunk.embedding_version == orm_chunk.embedding_version == "local:x:384"  # deferred: one read

@@ -178,21 +178,28 @@ def test_trajectory_and_trace_item(world) -> None:
     traj = get(svc, f"/v2/admin/trajectories/{p['trace']['trace_id']}").json()
     assert traj["trajectory"]["schema"] == "search_retrieval_trajectory/v1"
     assert [s["stage_name"] for s in traj["stages"]] == [s["stage_name"] for s in p["stages"]]
-    assert len(traj["stages"][0]["items"]) == 70 and traj["stages"][0]["stage_payload"] == p["stages"][0]["stage_payload"]
+    assert len(traj["stages"][0]["items"]) == 70
+    assert traj["stages"][0]["stage_payload"] == p["stages"][0]["stage_payload"]
     item = p["items"][1]
     body = get(svc, f"/v2/admin/trace-items/{item['item_id']}").json()
     assert body["trace"]["trace_id"] == p["trace"]["trace_id"]
     assert body["item"]["explain"] == item["explain"] and body["item"]["rank"] == 2
     assert body["trajectory"]["schema"] == "search_retrieval_trajectory/v1"
     assert [(s["stage_name"], s["metrics"]["position"]) for s in body["trajectory"]["stages"]] == [
-        (s["stage_name"], 1) for s in p["stages"]]
+        (s["stage_name"], 1) for s in p["stages"]
+    ]
     assert get(svc, "/v2/admin/trace-items/not-a-uuid").status_code == 404
 
 
 def test_admin_openapi_lists_the_trace_endpoints(world) -> None:
     paths = requests.get(world[0].admin + "/openapi.json", timeout=10).json()["paths"]
-    for path in ("/v2/admin/traces/recent", "/v2/admin/traces/{trace_id}", "/v2/admin/traces/{trace_id}/bundle",
-                 "/v2/admin/trajectories/{trace_id}", "/v2/admin/trace-items/{item_id}"):
+    for path in (
+        "/v2/admin/traces/recent",
+        "/v2/admin/traces/{trace_id}",
+        "/v2/admin/traces/{trace_id}/bundle",
+        "/v2/admin/trajectories/{trace_id}",
+        "/v2/admin/trace-items/{item_id}",
+    ):
         assert "404" in paths[path]["get"]["responses"], path
 
 
@@ -215,9 +222,11 @@ def test_worker_sweep_persists_a_queued_trace(world) -> None:
     svc = world[0]
     payload = make_payload(tenant="t-worker", query="Queued for the worker sweep.")  # kept out of t1's listings
     with psycopg.connect(svc.cfg.storage.postgres.dsn) as conn:  # what enqueue_trace commits (no task sent)
-        conn.execute("INSERT INTO search_trace_outbox (outbox_id, trace_id, status, payload) "
-                     "VALUES (%s, %s, 'PENDING', %s::jsonb)",
-                     (uuid.uuid4(), payload["trace"]["trace_id"], json.dumps(payload)))
+        conn.execute(
+            "INSERT INTO search_trace_outbox (outbox_id, trace_id, status, payload) "
+            "VALUES (%s, %s, 'PENDING', %s::jsonb)",
+            (uuid.uuid4(), payload["trace"]["trace_id"], json.dumps(payload)),
+        )
     svc.start_worker()
     deadline = time.monotonic() + 30
     headers = {**H, "X-ELF-Tenant-Id": "t-worker"}
@@ -225,8 +234,9 @@ def test_worker_sweep_persists_a_queued_trace(world) -> None:
         assert time.monotonic() < deadline, "the sweep did not persist the queued trace"
         time.sleep(0.5)
     with psycopg.connect(svc.cfg.storage.postgres.dsn) as conn:
-        (status,) = conn.execute("SELECT status FROM search_trace_outbox WHERE trace_id = %s",
-                                 (payload["trace"]["trace_id"],)).fetchone()
+        (status,) = conn.execute(
+            "SELECT status FROM search_trace_outbox WHERE trace_id = %s", (payload["trace"]["trace_id"],)
+        ).fetchone()
     assert status == "DONE"
 
 

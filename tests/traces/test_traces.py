@@ -11,10 +11,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from tests.trace_payloads import make_payload
-from traces.domain.trace_payload import STAGE_NAMES, TRACE_PAYLOAD_SCHEMA
 from search.models import LlmCache
 from search.services.llm_cache import purge_expired
+from tests.trace_payloads import make_payload
+from traces.domain.trace_payload import STAGE_NAMES, TRACE_PAYLOAD_SCHEMA
 from traces.models import (
     SearchTrace,
     SearchTraceCandidate,

@@ -12,11 +12,11 @@ import pytest
 import requests
 
 from elf_mcp.catalog import all_tools
-from v1_adapter.deprecation import DEPRECATION
 from elf_project.openapi_export import build_documents
 from tests.conftest import CHAT_PATH, RERANK_PATH, mcp_call, start_elf_mcp_for
 from tests.fake_provider_server import FakeResponse, chat_completion
 from tests.notes_helpers import headers, note, rows, wait_indexed
+from v1_adapter.deprecation import DEPRECATION
 
 IDS = {"tenant_id": "t1", "project_id": "p1", "agent_id": "a1"}
 NOTE_KEYS = {"note_id", "op", "reason_code"}
@@ -110,7 +110,9 @@ def test_a_note_round_trips_through_v1(svc):
 def test_update_follows_v1_ttl_rules(svc):
     nid = add_note(svc, "Fact: the staging database is refreshed weekly.", ttl_days=3)
     three_days = datetime.fromisoformat(v2_note(svc, nid)["expires_at"])
-    assert v1(svc, "update", {"note_id": nid, "text": "Fact: the staging database is refreshed daily."}).status_code == 200
+    assert (
+        v1(svc, "update", {"note_id": nid, "text": "Fact: the staging database is refreshed daily."}).status_code == 200
+    )
     assert datetime.fromisoformat(v2_note(svc, nid)["expires_at"]) == three_days  # ttl_days omitted: kept
     assert v1(svc, "update", {"note_id": nid, "ttl_days": 10}).json()["op"] == "UPDATE"
     ten_days = datetime.fromisoformat(v2_note(svc, nid)["expires_at"])
@@ -121,13 +123,29 @@ def test_update_follows_v1_ttl_rules(svc):
 
 
 def test_add_event_answers_v1_shape(svc):
-    candidate = {"type": "fact", "key": None, "text": "Fact: the team deploys on Wednesdays.", "importance": 0.6,
-                 "confidence": 0.9, "ttl_days": None, "structured": None, "scope_suggestion": None,
-                 "evidence": [{"message_index": 0, "quote": "we deploy on Wednesdays"}], "reason": "stated by user"}
+    candidate = {
+        "type": "fact",
+        "key": None,
+        "text": "Fact: the team deploys on Wednesdays.",
+        "importance": 0.6,
+        "confidence": 0.9,
+        "ttl_days": None,
+        "structured": None,
+        "scope_suggestion": None,
+        "evidence": [{"message_index": 0, "quote": "we deploy on Wednesdays"}],
+        "reason": "stated by user",
+    }
     svc.fake.respond(CHAT_PATH, FakeResponse(json=chat_completion(json.dumps({"notes": [candidate]}))))
     before = len(svc.fake.requests_to(CHAT_PATH))
-    r = v1(svc, "add_event", {"scope": "agent_private", "dry_run": False,
-                              "messages": [{"role": "user", "content": "Remember that we deploy on Wednesdays."}]})
+    r = v1(
+        svc,
+        "add_event",
+        {
+            "scope": "agent_private",
+            "dry_run": False,
+            "messages": [{"role": "user", "content": "Remember that we deploy on Wednesdays."}],
+        },
+    )
     assert r.status_code == 200, r.text
     assert_deprecated(r, "/v2/events/ingest")
     assert len(svc.fake.requests_to(CHAT_PATH)) == before + 1
@@ -137,19 +155,31 @@ def test_add_event_answers_v1_shape(svc):
     (result,) = body["results"]
     assert set(result) == NOTE_KEYS | {"reason"} and result["op"] == "ADD" and result["reason"] == "stated by user"
     assert rows(svc, "SELECT agent_id, text FROM memory_notes WHERE note_id = %s", (result["note_id"],)) == [
-        ("a1", "Fact: the team deploys on Wednesdays.")]
+        ("a1", "Fact: the team deploys on Wednesdays.")
+    ]
 
 
-@pytest.mark.parametrize("route,body,fields", [
-    ("add_note", {"scope": "agent_private", "notes": [note("Fact: x is y.", importance=2)]}, ["$.notes[0].importance"]),
-    ("add_note", {"scope": "agent_private", "notes": [note("Fact: x is y.", write_policy={})]},
-     ["$.notes[0].write_policy"]),  # v2-only fields are not v1's
-    ("search", {"read_profile": "private_only", "query": "x", "mode": "quick_find"}, ["$.mode"]),
-    ("search", {"read_profile": "nobody", "query": "x"}, ["$.read_profile"]),
-    ("update", {"note_id": "not-a-uuid"}, ["$.note_id"]),
-    ("delete", {"note_id": "4f1f7c52-8f59-4c1e-9d7e-2f5a1c3b9e10", "tenant_id": "t" * 129}, ["$.tenant_id"]),
-    ("add_event", {"messages": []}, ["$.messages"]),
-], ids=["bad-importance", "v2-field", "v2-mode", "unknown-profile", "bad-note-id", "long-tenant", "no-messages"])
+@pytest.mark.parametrize(
+    "route,body,fields",
+    [
+        (
+            "add_note",
+            {"scope": "agent_private", "notes": [note("Fact: x is y.", importance=2)]},
+            ["$.notes[0].importance"],
+        ),
+        (
+            "add_note",
+            {"scope": "agent_private", "notes": [note("Fact: x is y.", write_policy={})]},
+            ["$.notes[0].write_policy"],
+        ),  # v2-only fields are not v1's
+        ("search", {"read_profile": "private_only", "query": "x", "mode": "quick_find"}, ["$.mode"]),
+        ("search", {"read_profile": "nobody", "query": "x"}, ["$.read_profile"]),
+        ("update", {"note_id": "not-a-uuid"}, ["$.note_id"]),
+        ("delete", {"note_id": "4f1f7c52-8f59-4c1e-9d7e-2f5a1c3b9e10", "tenant_id": "t" * 129}, ["$.tenant_id"]),
+        ("add_event", {"messages": []}, ["$.messages"]),
+    ],
+    ids=["bad-importance", "v2-field", "v2-mode", "unknown-profile", "bad-note-id", "long-tenant", "no-messages"],
+)
 def test_bad_bodies_are_400_with_jsonpaths_and_still_deprecated(svc, route, body, fields):
     r = v1(svc, route, body)
     assert r.status_code == 400, r.text
@@ -158,8 +188,9 @@ def test_bad_bodies_are_400_with_jsonpaths_and_still_deprecated(svc, route, body
 
 
 def test_missing_non_english_and_reserved_ids_are_refused(svc):
-    r = requests.post(f"{svc.public}/v1/memory/delete", json={"note_id": "4f1f7c52-8f59-4c1e-9d7e-2f5a1c3b9e10"},
-                      timeout=30)
+    r = requests.post(
+        f"{svc.public}/v1/memory/delete", json={"note_id": "4f1f7c52-8f59-4c1e-9d7e-2f5a1c3b9e10"}, timeout=30
+    )
     assert r.status_code == 400 and r.json()["fields"] == ["$.tenant_id", "$.project_id", "$.agent_id"]
     r = v1(svc, "delete", {"note_id": "4f1f7c52-8f59-4c1e-9d7e-2f5a1c3b9e10"}, project_id="__org__")
     assert r.status_code == 400 and r.json()["fields"] == ["$.project_id"], r.text
@@ -176,21 +207,47 @@ V2_NON_ENGLISH = "Non-English input detected; upstream must canonicalize to Engl
 NOTE_ID = "4f1f7c52-8f59-4c1e-9d7e-2f5a1c3b9e10"
 
 
-@pytest.mark.parametrize("route,body,fields", [
-    ("add_note", {"scope": "agent_private", "notes": [note("ユーザーはダークモードを好む")]}, ["$.notes[0].text"]),
-    ("add_note", {"scope": "agent_private", "notes": [note("Fact: x is y.", key="테마")]}, ["$.notes[0].key"]),
-    ("add_note", {"scope": "agent_private", "notes": [note("Fact: x is y.", source_ref={"title": "议程"})]},
-     ["$.notes[0].source_ref.title"]),
-    # the ideographic full stop is Common script, which the v2 gate admits; v1 refuses every CJK block
-    ("add_note", {"scope": "agent_private", "notes": [note("Fact: the ledger closes on Fridays。")]},
-     ["$.notes[0].text"]),
-    ("add_event", {"messages": [{"role": "user", "content": "Remember the deploy day."},
-                                {"role": "user", "content": "デプロイは水曜日です"}]}, ["$.messages[1].content"]),
-    ("search", {"read_profile": "private_only", "query": "台帳はいつ締まりますか"}, ["$.query"]),
-    ("update", {"note_id": NOTE_ID, "text": "事実：台帳は金曜日に締まる"}, ["$.text"]),
-    ("delete", {"note_id": NOTE_ID, "agent_id": "エージェント"}, ["$.agent_id"]),
-], ids=["note-text", "note-key", "source-ref", "cjk-punctuation", "event-message", "search-query", "update-text",
-        "ids"])
+@pytest.mark.parametrize(
+    "route,body,fields",
+    [
+        ("add_note", {"scope": "agent_private", "notes": [note("ユーザーはダークモードを好む")]}, ["$.notes[0].text"]),
+        ("add_note", {"scope": "agent_private", "notes": [note("Fact: x is y.", key="테마")]}, ["$.notes[0].key"]),
+        (
+            "add_note",
+            {"scope": "agent_private", "notes": [note("Fact: x is y.", source_ref={"title": "议程"})]},
+            ["$.notes[0].source_ref.title"],
+        ),
+        # the ideographic full stop is Common script, which the v2 gate admits; v1 refuses every CJK block
+        (
+            "add_note",
+            {"scope": "agent_private", "notes": [note("Fact: the ledger closes on Fridays。")]},
+            ["$.notes[0].text"],
+        ),
+        (
+            "add_event",
+            {
+                "messages": [
+                    {"role": "user", "content": "Remember the deploy day."},
+                    {"role": "user", "content": "デプロイは水曜日です"},
+                ]
+            },
+            ["$.messages[1].content"],
+        ),
+        ("search", {"read_profile": "private_only", "query": "台帳はいつ締まりますか"}, ["$.query"]),
+        ("update", {"note_id": NOTE_ID, "text": "事実：台帳は金曜日に締まる"}, ["$.text"]),
+        ("delete", {"note_id": NOTE_ID, "agent_id": "エージェント"}, ["$.agent_id"]),
+    ],
+    ids=[
+        "note-text",
+        "note-key",
+        "source-ref",
+        "cjk-punctuation",
+        "event-message",
+        "search-query",
+        "update-text",
+        "ids",
+    ],
+)
 def test_cjk_anywhere_in_a_v1_request_is_422_with_v1s_message(svc, route, body, fields):
     chats = len(svc.fake.requests_to(CHAT_PATH))
     before = rows(svc, "SELECT count(*) FROM memory_notes")
@@ -207,17 +264,34 @@ def test_cjk_in_the_list_query_string_is_422(svc):
 
 
 def test_only_v1_refuses_cjk_punctuation(svc):
-    r = requests.post(f"{svc.public}/v2/notes/ingest", headers=headers(), timeout=60, json={
-        "scope": "agent_private", "notes": [note("Fact: the ledger closes on Fridays。")]})
+    r = requests.post(
+        f"{svc.public}/v2/notes/ingest",
+        headers=headers(),
+        timeout=60,
+        json={"scope": "agent_private", "notes": [note("Fact: the ledger closes on Fridays。")]},
+    )
     assert r.status_code == 200 and r.json()["results"][0]["op"] == "ADD", r.text
 
 
-@pytest.mark.parametrize("route,body,fields", [
-    ("add_note", {"scope": "agent_private", "notes": [note("Пользователь предпочитает тёмную тему во всех редакторах.")]},
-     ["$.notes[0].text"]),
-    ("search", {"read_profile": "private_only", "query": "Quand est-ce que le grand livre de facturation se ferme "
-                "chaque semaine pour toute l'équipe ?"}, ["$.query"]),
-], ids=["cyrillic-note", "french-query"])
+@pytest.mark.parametrize(
+    "route,body,fields",
+    [
+        (
+            "add_note",
+            {"scope": "agent_private", "notes": [note("Пользователь предпочитает тёмную тему во всех редакторах.")]},
+            ["$.notes[0].text"],
+        ),
+        (
+            "search",
+            {
+                "read_profile": "private_only",
+                "query": "Quand est-ce que le grand livre de facturation se ferme chaque semaine pour toute l'équipe ?",
+            },
+            ["$.query"],
+        ),
+    ],
+    ids=["cyrillic-note", "french-query"],
+)
 def test_other_non_english_input_is_the_v2_gates_422(svc, route, body, fields):
     r = v1(svc, route, body)
     assert r.status_code == 422, r.text
@@ -229,17 +303,35 @@ def test_add_event_names_an_extracted_cjk_note_reject_cjk(svc):
     evidence = [{"message_index": 0, "quote": "we deploy on Wednesdays"}]
 
     def candidate(text: str) -> dict:
-        return {"type": "fact", "key": None, "text": text, "importance": 0.6, "confidence": 0.9, "ttl_days": None,
-                "structured": None, "scope_suggestion": None, "evidence": evidence, "reason": "stated by user"}
+        return {
+            "type": "fact",
+            "key": None,
+            "text": text,
+            "importance": 0.6,
+            "confidence": 0.9,
+            "ttl_days": None,
+            "structured": None,
+            "scope_suggestion": None,
+            "evidence": evidence,
+            "reason": "stated by user",
+        }
 
-    extracted = {"notes": [candidate("事実：チームは水曜日にデプロイする。"), candidate("Факт: команда выпускает релизы по средам."),
-                           candidate("Fact: the team deploys on Wednesdays, the ledger closes on Fridays.")]}
+    extracted = {
+        "notes": [
+            candidate("事実：チームは水曜日にデプロイする。"),
+            candidate("Факт: команда выпускает релизы по средам."),
+            candidate("Fact: the team deploys on Wednesdays, the ledger closes on Fridays."),
+        ]
+    }
     svc.fake.respond(CHAT_PATH, FakeResponse(json=chat_completion(json.dumps(extracted))))
     body = {"scope": "agent_private", "dry_run": True, "messages": [{"role": "user", "content": message}]}
     r = v1(svc, "add_event", body)
     assert r.status_code == 200, r.text
     assert [(x["op"], x["reason_code"]) for x in r.json()["results"]] == [
-        ("REJECTED", "REJECT_CJK"), ("REJECTED", "REJECT_NON_ENGLISH"), ("ADD", None)]
+        ("REJECTED", "REJECT_CJK"),
+        ("REJECTED", "REJECT_NON_ENGLISH"),
+        ("ADD", None),
+    ]
     # v2 keeps its own code for both
     v2 = requests.post(f"{svc.public}/v2/events/ingest", json=body, headers=headers(), timeout=60)
     assert v2.status_code == 200, v2.text
@@ -258,8 +350,9 @@ def test_list_without_agent_id_shows_only_what_every_agent_of_the_project_may_re
     private = add_note(svc, "Fact: the private scratch bucket is cold.")
     shared = add_note(svc, "Decision: incidents are reviewed on Mondays.", scope="project_shared", type="decision")
     assert shared not in [n["note_id"] for n in v1_list(svc).json()["notes"]]  # no grant yet: a1's alone
-    r = requests.post(f"{svc.public}/v2/spaces/team_shared/grants", json={"grantee_kind": "project"},
-                      headers=headers(), timeout=30)
+    r = requests.post(
+        f"{svc.public}/v2/spaces/team_shared/grants", json={"grantee_kind": "project"}, headers=headers(), timeout=30
+    )
     assert r.status_code == 200, r.text
     listed = [n["note_id"] for n in v1_list(svc).json()["notes"]]
     assert shared in listed and private not in listed
@@ -280,16 +373,23 @@ def test_rebuild_is_on_the_admin_bind_only(svc):
 
 def test_openapi_marks_v1_deprecated_and_mcp_serves_v1s_tools_on_the_v1_routes():
     docs = build_documents()
-    ops = [(bind, path, op) for bind, doc in docs.items() for path, item in doc["paths"].items()
-           if path.startswith("/v1/") for op in item.values()]
+    ops = [
+        (bind, path, op)
+        for bind, doc in docs.items()
+        for path, item in doc["paths"].items()
+        if path.startswith("/v1/")
+        for op in item.values()
+    ]
     assert sorted((bind, path) for bind, path, _ in ops) == [("admin", "/v1/admin/rebuild_qdrant")] + [
-        ("public", f"/v1/memory/{r}") for r in ("add_event", "add_note", "delete", "list", "search", "update")]
+        ("public", f"/v1/memory/{r}") for r in ("add_event", "add_note", "delete", "list", "search", "update")
+    ]
     for _, path, op in ops:
         assert op["deprecated"] is True, path
         assert set(op["responses"]["200"]["headers"]) == {"Deprecation", "Link"}, path
     # v1 section 17's tools, one per public v1 route (the admin rebuild is an operator's job, as in v2)
     assert sorted((t.name, t.path) for t in all_tools() if t.path.startswith("/v1/")) == [
-        (f"memory_{r}", f"/v1/memory/{r}") for r in ("add_event", "add_note", "delete", "list", "search", "update")]
+        (f"memory_{r}", f"/v1/memory/{r}") for r in ("add_event", "add_note", "delete", "list", "search", "update")
+    ]
 
 
 TOKENS = {"user": secrets.token_urlsafe(24), "admin": secrets.token_urlsafe(24)}
@@ -298,11 +398,27 @@ TOKENS = {"user": secrets.token_urlsafe(24), "admin": secrets.token_urlsafe(24)}
 @pytest.fixture(scope="module")
 def keyed(isolated_services_module):
     def with_keys(data: dict) -> None:
-        data["security"].update(auth_mode="static_keys", auth_keys=[
-            {"token_id": "user", "token": TOKENS["user"], "tenant_id": "t1", "project_id": "p1", "agent_id": "a1",
-             "role": "user"},
-            {"token_id": "admin", "token": TOKENS["admin"], "tenant_id": "t1", "project_id": "p1", "agent_id": "ops",
-             "role": "admin"}])
+        data["security"].update(
+            auth_mode="static_keys",
+            auth_keys=[
+                {
+                    "token_id": "user",
+                    "token": TOKENS["user"],
+                    "tenant_id": "t1",
+                    "project_id": "p1",
+                    "agent_id": "a1",
+                    "role": "user",
+                },
+                {
+                    "token_id": "admin",
+                    "token": TOKENS["admin"],
+                    "tenant_id": "t1",
+                    "project_id": "p1",
+                    "agent_id": "ops",
+                    "role": "admin",
+                },
+            ],
+        )
 
     s = isolated_services_module("v1_keys", mutate=with_keys)
     s.start_api()
@@ -313,26 +429,30 @@ def test_static_keys_bind_the_body_ids(keyed):
     auth = {"Authorization": f"Bearer {TOKENS['user']}"}
     body = {"scope": "agent_private", "notes": [note("Fact: keyed v1 writes work.")]}
     assert requests.post(f"{keyed.public}/v1/memory/add_note", json={**IDS, **body}, timeout=30).status_code == 401
-    r = requests.post(f"{keyed.public}/v1/memory/add_note", json={**IDS, **body, "tenant_id": "t2"}, headers=auth,
-                      timeout=30)
+    r = requests.post(
+        f"{keyed.public}/v1/memory/add_note", json={**IDS, **body, "tenant_id": "t2"}, headers=auth, timeout=30
+    )
     assert r.status_code == 403, r.text
     assert r.json()["error_code"] == "FORBIDDEN" and r.json()["fields"] == ["$.tenant_id"]
     assert r.headers["Deprecation"] == DEPRECATION
     r = requests.get(f"{keyed.public}/v1/memory/list", params={**IDS, "agent_id": "a2"}, headers=auth, timeout=30)
     assert r.status_code == 403 and r.json()["fields"] == ["$.query.agent_id"], r.text
     assert rows(keyed, "SELECT count(*) FROM memory_notes") == [(0,)]
-    r = requests.post(f"{keyed.public}/v1/memory/add_note", json={**IDS, **body, "scope": "project_shared"},
-                      headers=auth, timeout=30)
+    r = requests.post(
+        f"{keyed.public}/v1/memory/add_note", json={**IDS, **body, "scope": "project_shared"}, headers=auth, timeout=30
+    )
     assert r.status_code == 200 and r.json()["results"][0]["op"] == "ADD", r.text
     # An omitted agent_id on the list is the key's agent: its own shared note is listed without any grant.
-    listed = requests.get(f"{keyed.public}/v1/memory/list", params={"tenant_id": "t1", "project_id": "p1"},
-                          headers=auth, timeout=30)
+    listed = requests.get(
+        f"{keyed.public}/v1/memory/list", params={"tenant_id": "t1", "project_id": "p1"}, headers=auth, timeout=30
+    )
     assert listed.status_code == 200, listed.text
     assert [n["note_id"] for n in listed.json()["notes"]] == [r.json()["results"][0]["note_id"]]
     r = requests.post(f"{keyed.admin}/v1/admin/rebuild_qdrant", headers=auth, timeout=30)
     assert r.status_code == 403, r.text  # a user key on the admin bind
-    r = requests.post(f"{keyed.admin}/v1/admin/rebuild_qdrant", headers={"Authorization": f"Bearer {TOKENS['admin']}"},
-                      timeout=120)
+    r = requests.post(
+        f"{keyed.admin}/v1/admin/rebuild_qdrant", headers={"Authorization": f"Bearer {TOKENS['admin']}"}, timeout=120
+    )
     assert r.status_code == 200, r.text
 
 
@@ -346,8 +466,9 @@ def test_the_v1_mcp_tools_act_as_the_keys_identity(keyed):
         assert not added.is_error, added.content[0].text
         (result,) = added.structured_content["results"]
         assert result["op"] == "ADD"
-        assert rows(keyed, "SELECT tenant_id, project_id, agent_id FROM memory_notes WHERE note_id = %s",
-                    (result["note_id"],)) == [("t1", "p1", "a1")]
+        assert rows(
+            keyed, "SELECT tenant_id, project_id, agent_id FROM memory_notes WHERE note_id = %s", (result["note_id"],)
+        ) == [("t1", "p1", "a1")]
         listed = mcp_call(url, "memory_list", {"scope": "agent_private"}).structured_content
         assert result["note_id"] in [n["note_id"] for n in listed["notes"]]
         assert not mcp_call(url, "memory_search", {"query": "keyed ledger"}).is_error

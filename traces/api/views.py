@@ -10,10 +10,9 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from elf_kernel.api.schema_docs import CONTEXT_HEADERS
-from elf_kernel.api.schema_docs import ERROR_RESPONSES
-from elf_kernel.context import context_from_request
+from elf_kernel.api.schema_docs import CONTEXT_HEADERS, ERROR_RESPONSES
 from elf_kernel.api.validation import validated
+from elf_kernel.context import context_from_request
 
 from .. import selectors
 from ..models import SearchTrace

@@ -16,13 +16,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from elf_domain.time_ids import uuid7
-from elf_kernel.json_text import json_text
-
 from django.db import connection
 
-from elf_kernel.db_statements import statement_scope
+from elf_domain.time_ids import uuid7
 from elf_domain.vocabulary import TRACE_WRITE_MODES, OutboxStatus, TraceWriteMode
+from elf_kernel.db_statements import statement_scope
+from elf_kernel.json_text import json_text
 
 from .persist import persist_trace
 

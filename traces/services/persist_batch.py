@@ -10,7 +10,8 @@ The rows are the ones ``persist_trace`` writes for the same payload (tests/trace
 the same ``ON CONFLICT (trace_id) DO NOTHING`` idempotency (a trace already persisted gets no second copy,
 its row is still DONE), stage ids with the trace id's timestamp (``persist.new_stage_id``: its first 48 bits,
 then random ones, version 7's layout; the subquery keeps the random part one per stage), stage item ids that
-sort in payload order (``persist.stage_item_id``: the stage id's first 12 bytes and the 4-byte position). Only rows whose lease still holds (the token) are taken. A row whose
+sort in payload order (``persist.stage_item_id``: the stage id's first 12 bytes and the 4-byte position). Only rows
+whose lease still holds (the token) are taken. A row whose
 payload names another schema or carries a timestamp without a time zone is left out; the caller persists
 those one by one, where ``persist_trace`` rejects them with the reason. A payload that breaks a cast or a
 constraint fails the whole statement: nothing of it is written and the caller falls back to one row at a time.
@@ -97,8 +98,13 @@ def persist_claimed(leases: Sequence) -> set:
         return set()
     with transaction.atomic(), connection.cursor() as cur:
         cur.execute("SET LOCAL synchronous_commit = off")
-        cur.execute(_PERSIST_CLAIMED, {
-            "ids": [lease.outbox_id for lease in leases], "tokens": [lease.leased_until for lease in leases],
-            "schema": TRACE_PAYLOAD_SCHEMA, "zone": _WITH_ZONE,
-        })
+        cur.execute(
+            _PERSIST_CLAIMED,
+            {
+                "ids": [lease.outbox_id for lease in leases],
+                "tokens": [lease.leased_until for lease in leases],
+                "schema": TRACE_PAYLOAD_SCHEMA,
+                "zone": _WITH_ZONE,
+            },
+        )
         return {row[0] for row in cur.fetchall()}

@@ -4,16 +4,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import httpx
 
 from ._common import UNSET, body, message, operation
 from ._retry import RetryPolicy
-from ._transport import Call, ClientConfig
 from ._transport import AsyncTransport as Transport
+from ._transport import Call, ClientConfig
 from .types import (
     ArtifactOut,
     BundleOut,
@@ -62,6 +61,10 @@ from .types import (
     WriteOut,
 )
 
+
+def _seq(values: Sequence[str] | None) -> list[str] | None:
+    return list(values) if values is not None else None
+
 # --- generated async from here: everything below is rewritten into _async_client.py -----------------------------
 
 
@@ -104,7 +107,10 @@ class AsyncElfClient:
 
     def __repr__(self) -> str:
         c = self.config
-        return f"AsyncElfClient({c.base_url!r}, tenant_id={c.tenant_id!r}, project_id={c.project_id!r}, agent_id={c.agent_id!r})"
+        return (
+            f"AsyncElfClient({c.base_url!r}, tenant_id={c.tenant_id!r}, project_id={c.project_id!r}, "
+            f"agent_id={c.agent_id!r})"
+        )
 
     async def _send(self, call: Call) -> Any:
         return await self._transport.send(call)
@@ -134,23 +140,45 @@ class AsyncElfClient:
     # --- notes ---------------------------------------------------------------------------------------------------
 
     @operation("elf_notes_ingest")
-    async def add_note(self, text: str, *, type: str = "fact", key: str | None = None, scope: str = "agent_private",
-                 importance: float = 0.5, confidence: float = 0.9, ttl_days: int | None = None,
-                 structured: Mapping[str, Any] | None = None, source_ref: Mapping[str, Any] | None = None,
-                 write_policy: Mapping[str, Any] | None = None, context: str | None = None,
-                 observed_at: str | None = None) -> NoteResult:
+    async def add_note(
+        self,
+        text: str,
+        *,
+        type: str = "fact",
+        key: str | None = None,
+        scope: str = "agent_private",
+        importance: float = 0.5,
+        confidence: float = 0.9,
+        ttl_days: int | None = None,
+        structured: Mapping[str, Any] | None = None,
+        source_ref: Mapping[str, Any] | None = None,
+        write_policy: Mapping[str, Any] | None = None,
+        context: str | None = None,
+        observed_at: str | None = None,
+    ) -> NoteResult:
         """add_note for one note: POST /v2/notes/ingest, deterministic (no LLM). Returns the note's result: ``op``
         ADD, UPDATE, NONE or REJECTED (with ``reason_code``, e.g. REJECT_TOO_LONG, and ``field_path``). A note
         with a ``key`` is updated in place by the next note with the same key (and type and scope)."""
-        note = body(type=type, key=key, text=text, importance=importance, confidence=confidence, ttl_days=ttl_days,
-                    structured=structured, source_ref=source_ref, write_policy=write_policy, context=context,
-                    observed_at=observed_at)
+        note = body(
+            type=type,
+            key=key,
+            text=text,
+            importance=importance,
+            confidence=confidence,
+            ttl_days=ttl_days,
+            structured=structured,
+            source_ref=source_ref,
+            write_policy=write_policy,
+            context=context,
+            observed_at=observed_at,
+        )
         result = await self.add_notes([note], scope=scope)
         return result["results"][0]
 
     @operation("elf_notes_ingest")
-    async def add_notes(self, notes: Sequence[NoteInRequest | Mapping[str, Any]], *,
-                  scope: str = "agent_private") -> IngestNotesResponse:
+    async def add_notes(
+        self, notes: Sequence[NoteInRequest | Mapping[str, Any]], *, scope: str = "agent_private"
+    ) -> IngestNotesResponse:
         """add_note for up to 100 notes of one scope (each a NoteInRequest: type, text, importance, confidence,
         and optionally key, ttl_days, structured, source_ref, write_policy, context, observed_at)."""
         return await self._send(Call("elf_notes_ingest", json={"scope": scope, "notes": [dict(n) for n in notes]}))
@@ -161,29 +189,45 @@ class AsyncElfClient:
         return await self._send(Call("elf_notes_get", path={"note_id": note_id}))
 
     @operation("elf_notes_list")
-    async def list_notes(self, *, scope: str | None = None, status: str | None = None, type: str | None = None,
-                   limit: int | None = None, cursor: str | None = None) -> NoteListResponse:
+    async def list_notes(
+        self,
+        *,
+        scope: str | None = None,
+        status: str | None = None,
+        type: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> NoteListResponse:
         """GET /v2/notes: one page of readable notes, newest first (``next_cursor`` names the next page). Without
         ``scope`` the agent's private notes are left out."""
-        return await self._send(Call("elf_notes_list", params=dict(scope=scope, status=status, type=type, limit=limit,
-                                                              cursor=cursor)))
+        return await self._send(
+            Call("elf_notes_list", params=dict(scope=scope, status=status, type=type, limit=limit, cursor=cursor))
+        )
 
     @operation("elf_notes_list")
-    async def iter_notes(self, *, scope: str | None = None, status: str | None = None, type: str | None = None,
-                   page_size: int = 200) -> AsyncIterator[NoteOut]:
+    async def iter_notes(
+        self, *, scope: str | None = None, status: str | None = None, type: str | None = None, page_size: int = 200
+    ) -> AsyncIterator[NoteOut]:
         """Every readable note (list_notes page after page)."""
         cursor = None
         while True:
             page = await self.list_notes(scope=scope, status=status, type=type, limit=page_size, cursor=cursor)
-            for note in page["notes"]:
-                yield note
+            for item in page["notes"]:
+                yield item
             cursor = page["next_cursor"]
             if not cursor:
                 return
 
     @operation("elf_notes_patch")
-    async def update_note(self, note_id: str, *, text: str | None = None, importance: float | None = None,
-                    confidence: float | None = None, ttl_days: int | None = UNSET) -> NoteOpResponse:
+    async def update_note(
+        self,
+        note_id: str,
+        *,
+        text: str | None = None,
+        importance: float | None = None,
+        confidence: float | None = None,
+        ttl_days: int | None = UNSET,
+    ) -> NoteOpResponse:
         """PATCH /v2/notes/{note_id}: change an owned note's text, importance, confidence or ttl_days (fields left
         out stay; ``ttl_days=None`` clears the TTL)."""
         patch = body(text=text, importance=importance, confidence=confidence)
@@ -199,8 +243,9 @@ class AsyncElfClient:
     @operation("elf_notes_deprecate")
     async def deprecate_note(self, note_id: str, *, superseded_by: str | None = None) -> DeprecateResponse:
         """POST /v2/notes/{note_id}/deprecate: keep an owned note readable by id but out of searches."""
-        return await self._send(Call("elf_notes_deprecate", path={"note_id": note_id},
-                               json=body(superseded_by=superseded_by)))
+        return await self._send(
+            Call("elf_notes_deprecate", path={"note_id": note_id}, json=body(superseded_by=superseded_by))
+        )
 
     @operation("elf_notes_publish")
     async def publish_note(self, note_id: str, space: str = "team_shared") -> PublishResponse:
@@ -215,101 +260,197 @@ class AsyncElfClient:
     # --- events (add_event) ----------------------------------------------------------------------------------------
 
     @operation("elf_events_ingest")
-    async def add_event(self, messages: Sequence[EventMessageRequest | Mapping[str, Any] | str], *,
-                  scope: str | None = None, dry_run: bool | None = None,
-                  ingestion_profile: Mapping[str, Any] | None = None) -> EventIngestResponse:
+    async def add_event(
+        self,
+        messages: Sequence[EventMessageRequest | Mapping[str, Any] | str],
+        *,
+        scope: str | None = None,
+        dry_run: bool | None = None,
+        ingestion_profile: Mapping[str, Any] | None = None,
+    ) -> EventIngestResponse:
         """add_event: POST /v2/events/ingest. One extractor call over the messages (``{"role", "content"}`` dicts;
         a plain string is a user message); every kept note is bound to a verbatim quote of them."""
-        return await self._send(Call("elf_events_ingest", json=body(
-            messages=[message(m) for m in messages], scope=scope, dry_run=dry_run,
-            ingestion_profile=ingestion_profile)))
+        return await self._send(
+            Call(
+                "elf_events_ingest",
+                json=body(
+                    messages=[message(m) for m in messages],
+                    scope=scope,
+                    dry_run=dry_run,
+                    ingestion_profile=ingestion_profile,
+                ),
+            )
+        )
 
     # --- search ------------------------------------------------------------------------------------------------------
 
     @operation("elf_searches_create")
-    async def search(self, query: str, *, mode: str | None = None, top_k: int | None = None,
-               candidate_k: int | None = None, filter: Mapping[str, Any] | None = None, as_of: str | None = None,
-               read_profile: str | None = None) -> SearchSession:
+    async def search(
+        self,
+        query: str,
+        *,
+        mode: str | None = None,
+        top_k: int | None = None,
+        candidate_k: int | None = None,
+        filter: Mapping[str, Any] | None = None,
+        as_of: str | None = None,
+        read_profile: str | None = None,
+    ) -> SearchSession:
         """POST /v2/searches: search the notes and open a search session (a compact index of the hits, best first;
         ``search_id`` names the session for get_search, search_timeline and search_notes). ``mode``:
         ``quick_find`` (no expansion, no rerank) or ``planned_search`` (the full pipeline); the service's
         ``search.default_mode`` when left out. ``filter``: a ``search_filter_expr/v1`` envelope."""
-        return await self._send(Call("elf_searches_create", read_profile=read_profile, json=body(
-            query=query, mode=mode, top_k=top_k, candidate_k=candidate_k, filter=filter, as_of=as_of)))
+        return await self._send(
+            Call(
+                "elf_searches_create",
+                read_profile=read_profile,
+                json=body(query=query, mode=mode, top_k=top_k, candidate_k=candidate_k, filter=filter, as_of=as_of),
+            )
+        )
 
     @operation("elf_searches_create")
-    async def quick_find(self, query: str, *, top_k: int | None = None, candidate_k: int | None = None,
-                   filter: Mapping[str, Any] | None = None, as_of: str | None = None,
-                   read_profile: str | None = None) -> SearchSession:
+    async def quick_find(
+        self,
+        query: str,
+        *,
+        top_k: int | None = None,
+        candidate_k: int | None = None,
+        filter: Mapping[str, Any] | None = None,
+        as_of: str | None = None,
+        read_profile: str | None = None,
+    ) -> SearchSession:
         """search in mode ``quick_find``: no query expansion, no rerank (the fast path)."""
-        return await self.search(query, mode="quick_find", top_k=top_k, candidate_k=candidate_k, filter=filter,
-                           as_of=as_of, read_profile=read_profile)
+        return await self.search(
+            query,
+            mode="quick_find",
+            top_k=top_k,
+            candidate_k=candidate_k,
+            filter=filter,
+            as_of=as_of,
+            read_profile=read_profile,
+        )
 
     @operation("elf_searches_create")
-    async def planned_search(self, query: str, *, top_k: int | None = None, candidate_k: int | None = None,
-                       filter: Mapping[str, Any] | None = None, as_of: str | None = None,
-                       read_profile: str | None = None) -> SearchSession:
+    async def planned_search(
+        self,
+        query: str,
+        *,
+        top_k: int | None = None,
+        candidate_k: int | None = None,
+        filter: Mapping[str, Any] | None = None,
+        as_of: str | None = None,
+        read_profile: str | None = None,
+    ) -> SearchSession:
         """search in mode ``planned_search``: the full pipeline (expansion as configured, rerank)."""
-        return await self.search(query, mode="planned_search", top_k=top_k, candidate_k=candidate_k, filter=filter,
-                           as_of=as_of, read_profile=read_profile)
+        return await self.search(
+            query,
+            mode="planned_search",
+            top_k=top_k,
+            candidate_k=candidate_k,
+            filter=filter,
+            as_of=as_of,
+            read_profile=read_profile,
+        )
 
     @operation("elf_searches_get")
     async def get_search(self, search_id: str, *, top_k: int | None = None, touch: bool | None = None) -> SearchSession:
         """GET /v2/searches/{search_id}: read a search session again (``touch`` extends its TTL, the default)."""
-        return await self._send(Call("elf_searches_get", path={"search_id": search_id},
-                               params=dict(top_k=top_k, touch=touch)))
+        return await self._send(
+            Call("elf_searches_get", path={"search_id": search_id}, params=dict(top_k=top_k, touch=touch))
+        )
 
     @operation("elf_searches_timeline")
     async def search_timeline(self, search_id: str, *, group_by: str | None = None) -> Timeline:
         """GET /v2/searches/{search_id}/timeline: the session's items grouped by day (``group_by="none"``: one
         group)."""
-        return await self._send(Call("elf_searches_timeline", path={"search_id": search_id},
-                               params=dict(group_by=group_by)))
+        return await self._send(
+            Call("elf_searches_timeline", path={"search_id": search_id}, params=dict(group_by=group_by)),
+        )
 
     @operation("elf_searches_notes")
-    async def search_notes(self, search_id: str, note_ids: Sequence[str], *, record_hits: bool | None = None,
-                     include_source_excerpts: bool | None = None) -> SessionNotesResponse:
+    async def search_notes(
+        self,
+        search_id: str,
+        note_ids: Sequence[str],
+        *,
+        record_hits: bool | None = None,
+        include_source_excerpts: bool | None = None,
+    ) -> SessionNotesResponse:
         """POST /v2/searches/{search_id}/notes: the full notes for chosen ids of a session (records hits unless
         ``record_hits=False``)."""
-        return await self._send(Call("elf_searches_notes", path={"search_id": search_id}, json=body(
-            note_ids=list(note_ids), record_hits=record_hits, include_source_excerpts=include_source_excerpts)))
+        return await self._send(
+            Call(
+                "elf_searches_notes",
+                path={"search_id": search_id},
+                json=body(
+                    note_ids=list(note_ids), record_hits=record_hits, include_source_excerpts=include_source_excerpts
+                ),
+            )
+        )
 
     # --- sharing -----------------------------------------------------------------------------------------------------
 
     @operation("elf_space_grants_list")
-    async def list_grants(self, space: str = "team_shared", *, include_revoked: bool | None = None) -> GrantListResponse:
+    async def list_grants(
+        self,
+        space: str = "team_shared",
+        *,
+        include_revoked: bool | None = None,
+    ) -> GrantListResponse:
         """GET /v2/spaces/{space}/grants: the grants of this agent's space."""
-        return await self._send(Call("elf_space_grants_list", path={"space": space},
-                               params=dict(include_revoked=include_revoked)))
+        return await self._send(
+            Call("elf_space_grants_list", path={"space": space}, params=dict(include_revoked=include_revoked))
+        )
 
     @operation("elf_space_grant_upsert")
-    async def grant_space(self, space: str = "team_shared", *, grantee_kind: str = "project",
-                    grantee_agent_id: str | None = None) -> GrantCreatedResponse:
+    async def grant_space(
+        self, space: str = "team_shared", *, grantee_kind: str = "project", grantee_agent_id: str | None = None
+    ) -> GrantCreatedResponse:
         """POST /v2/spaces/{space}/grants: let the whole project (or one agent) read this agent's space."""
-        return await self._send(Call("elf_space_grant_upsert", path={"space": space},
-                               json=body(grantee_kind=grantee_kind, grantee_agent_id=grantee_agent_id)))
+        return await self._send(
+            Call(
+                "elf_space_grant_upsert",
+                path={"space": space},
+                json=body(grantee_kind=grantee_kind, grantee_agent_id=grantee_agent_id),
+            )
+        )
 
     @operation("elf_space_grant_revoke")
-    async def revoke_grant(self, space: str = "team_shared", *, grantee_kind: str = "project",
-                     grantee_agent_id: str | None = None) -> GrantRevokedResponse:
+    async def revoke_grant(
+        self, space: str = "team_shared", *, grantee_kind: str = "project", grantee_agent_id: str | None = None
+    ) -> GrantRevokedResponse:
         """POST /v2/spaces/{space}/grants/revoke: revoke a grant of this agent's space (history kept)."""
-        return await self._send(Call("elf_space_grant_revoke", path={"space": space},
-                               json=body(grantee_kind=grantee_kind, grantee_agent_id=grantee_agent_id)))
+        return await self._send(
+            Call(
+                "elf_space_grant_revoke",
+                path={"space": space},
+                json=body(grantee_kind=grantee_kind, grantee_agent_id=grantee_agent_id),
+            )
+        )
 
-    # --- documents -----------------------------------------------------------------------------------------------------
+    # --- documents
+    # -----------------------------------------------------------------------------------------------------
 
     @operation("elf_docs_put")
-    async def put_doc(self, content: str, *, scope: str = "agent_private", title: str | None = None,
-                source_ref: Mapping[str, Any] | None = None) -> DocPutOut:
+    async def put_doc(
+        self,
+        content: str,
+        *,
+        scope: str = "agent_private",
+        title: str | None = None,
+        source_ref: Mapping[str, Any] | None = None,
+    ) -> DocPutOut:
         """POST /v2/docs: store a long English document (chunked and indexed by the worker)."""
-        return await self._send(Call("elf_docs_put", json=body(scope=scope, title=title, content=content,
-                                                         source_ref=source_ref)))
+        return await self._send(
+            Call("elf_docs_put", json=body(scope=scope, title=title, content=content, source_ref=source_ref))
+        )
 
     @operation("elf_docs_get")
     async def get_doc(self, doc_id: str, *, include_content: bool | None = None) -> DocOut:
         """GET /v2/docs/{doc_id}: a document's metadata (and its content with ``include_content=True``)."""
-        return await self._send(Call("elf_docs_get", path={"doc_id": doc_id},
-                               params=dict(include_content=include_content)))
+        return await self._send(
+            Call("elf_docs_get", path={"doc_id": doc_id}, params=dict(include_content=include_content)),
+        )
 
     @operation("elf_docs_delete")
     async def delete_doc(self, doc_id: str) -> DocDeletedOut:
@@ -327,39 +468,76 @@ class AsyncElfClient:
         return await self._send(Call("elf_docs_unpublish", path={"doc_id": doc_id}, json={"space": space}))
 
     @operation("elf_docs_search_l0")
-    async def search_docs(self, query: str, *, top_k: int | None = None, candidate_k: int | None = None,
-                    scope: str | None = None) -> SearchL0Out:
+    async def search_docs(
+        self, query: str, *, top_k: int | None = None, candidate_k: int | None = None, scope: str | None = None
+    ) -> SearchL0Out:
         """POST /v2/docs/search/l0: document chunks for a query, each with a preview and a ready-to-store
         ``source_ref`` pointer."""
-        return await self._send(Call("elf_docs_search_l0", json=body(query=query, top_k=top_k, candidate_k=candidate_k,
-                                                               scope=scope)))
+        return await self._send(
+            Call("elf_docs_search_l0", json=body(query=query, top_k=top_k, candidate_k=candidate_k, scope=scope))
+        )
 
     @operation("elf_docs_excerpts_get")
-    async def get_doc_excerpt(self, doc_id: str, *, level: str | None = None, chunk_id: str | None = None,
-                        quote: Mapping[str, Any] | None = None, position: Mapping[str, Any] | None = None,
-                        state: Mapping[str, Any] | None = None) -> ExcerptOut:
+    async def get_doc_excerpt(
+        self,
+        doc_id: str,
+        *,
+        level: str | None = None,
+        chunk_id: str | None = None,
+        quote: Mapping[str, Any] | None = None,
+        position: Mapping[str, Any] | None = None,
+        state: Mapping[str, Any] | None = None,
+    ) -> ExcerptOut:
         """POST /v2/docs/excerpts: a bounded, verified excerpt (``level`` L0, L1 or L2) found by quote, position or
         chunk id."""
-        return await self._send(Call("elf_docs_excerpts_get", json=body(doc_id=doc_id, level=level, chunk_id=chunk_id,
-                                                                  quote=quote, position=position, state=state)))
+        return await self._send(
+            Call(
+                "elf_docs_excerpts_get",
+                json=body(doc_id=doc_id, level=level, chunk_id=chunk_id, quote=quote, position=position, state=state),
+            )
+        )
 
     # --- core memory (PROFILE.md, SESSION.md) ------------------------------------------------------------------------
 
     @operation("elf_core_memory_upsert")
-    async def core_upsert(self, key: str, value: str, *, scope: str = "profile", kind: str = "preference",
-                    source: str = "user_explicit", priority: int | None = None, ttl: str | None = None,
-                    run_id: str | None = None, reason: str | None = None) -> WriteOut:
+    async def core_upsert(
+        self,
+        key: str,
+        value: str,
+        *,
+        scope: str = "profile",
+        kind: str = "preference",
+        source: str = "user_explicit",
+        priority: int | None = None,
+        ttl: str | None = None,
+        run_id: str | None = None,
+        reason: str | None = None,
+    ) -> WriteOut:
         """memory_upsert: POST /v2/core-memory/entries. One entry into PROFILE.md (``scope="profile"``) or a run's
         SESSION.md (``scope="session"``, ``run_id``); ``source="user_inferred"`` is staged as pending."""
-        return await self._send(Call("elf_core_memory_upsert", json=body(
-            scope=scope, kind=kind, key=key, value=value, priority=priority, ttl=ttl, source=source, run_id=run_id,
-            reason=reason)))
+        return await self._send(
+            Call(
+                "elf_core_memory_upsert",
+                json=body(
+                    scope=scope,
+                    kind=kind,
+                    key=key,
+                    value=value,
+                    priority=priority,
+                    ttl=ttl,
+                    source=source,
+                    run_id=run_id,
+                    reason=reason,
+                ),
+            )
+        )
 
     @operation("elf_core_memory_delete")
     async def core_delete(self, key: str, *, scope: str = "profile", run_id: str | None = None) -> DeleteOut:
         """memory_delete: DELETE /v2/core-memory/entries/{scope}/{key}."""
-        return await self._send(Call("elf_core_memory_delete", path={"scope": scope, "key": key},
-                               params=dict(run_id=run_id)))
+        return await self._send(
+            Call("elf_core_memory_delete", path={"scope": scope, "key": key}, params=dict(run_id=run_id)),
+        )
 
     @operation("elf_core_memory_profile_get")
     async def get_profile(self) -> DocumentOut:
@@ -370,7 +548,9 @@ class AsyncElfClient:
     async def put_profile(self, markdown: str, *, if_version: int | None = None) -> DocumentWriteOut:
         """PUT /v2/core-memory/profile.md: replace PROFILE.md (every line validated). ``if_version``: the version
         you edited (ElfError 412 VERSION_CONFLICT when it moved on)."""
-        return await self._send(Call("elf_core_memory_profile_put", json=body(markdown=markdown, if_version=if_version)))
+        return await self._send(
+            Call("elf_core_memory_profile_put", json=body(markdown=markdown, if_version=if_version)),
+        )
 
     @operation("elf_core_memory_session_get")
     async def get_session_doc(self, run_id: str) -> DocumentOut:
@@ -380,15 +560,21 @@ class AsyncElfClient:
     @operation("elf_core_memory_session_put")
     async def put_session_doc(self, run_id: str, markdown: str, *, if_version: int | None = None) -> DocumentWriteOut:
         """PUT /v2/core-memory/runs/{run_id}/session.md: replace a run's SESSION.md."""
-        return await self._send(Call("elf_core_memory_session_put", path={"run_id": run_id},
-                               json=body(markdown=markdown, if_version=if_version)))
+        return await self._send(
+            Call(
+                "elf_core_memory_session_put",
+                path={"run_id": run_id},
+                json=body(markdown=markdown, if_version=if_version),
+            )
+        )
 
     @operation("elf_core_memory_resolve")
     async def core_resolve(self, keys: Sequence[str] | None = None, *, run_id: str | None = None) -> ResolveOut:
         """memory_resolve: POST /v2/core-memory/resolve. Effective values (Policy > Profile > Session) with their
         provenance; all keys when ``keys`` is left out."""
-        return await self._send(Call("elf_core_memory_resolve",
-                               json=body(keys=list(keys) if keys is not None else None, run_id=run_id)))
+        return await self._send(
+            Call("elf_core_memory_resolve", json=body(keys=list(keys) if keys is not None else None, run_id=run_id))
+        )
 
     @operation("elf_core_memory_compact")
     async def core_compact(self, scope: str = "profile", *, run_id: str | None = None) -> CompactOut:
@@ -404,8 +590,14 @@ class AsyncElfClient:
     @operation("elf_core_memory_audit")
     async def core_audit(self, run_id: str) -> list[dict[str, Any]]:
         """GET /v2/core-memory/runs/{run_id}/audit.jsonl: a run's audit trail, one dict per line."""
-        return await self._send(Call("elf_core_memory_audit", path={"run_id": run_id}, expect="ndjson",
-                               headers={"Accept": "application/x-ndjson"}))
+        return await self._send(
+            Call(
+                "elf_core_memory_audit",
+                path={"run_id": run_id},
+                expect="ndjson",
+                headers={"Accept": "application/x-ndjson"},
+            )
+        )
 
     @operation("elf_core_memory_run_end")
     async def end_run(self, run_id: str) -> EndRunOut:
@@ -427,15 +619,27 @@ class AsyncElfClient:
         """Reject a pending entry: nothing is written."""
         return await self._send(Call("elf_core_memory_pending_reject", path={"run_id": run_id, "entry_id": entry_id}))
 
-    # --- graph facts -----------------------------------------------------------------------------------------------------
+    # --- graph facts
+    # -----------------------------------------------------------------------------------------------------
 
     @operation("elf_graph_facts_list")
-    async def graph_facts(self, *, subject: str | None = None, predicate: str | None = None, state: str | None = None,
-                    as_of: str | None = None, limit: int | None = None) -> FactList:
+    async def graph_facts(
+        self,
+        *,
+        subject: str | None = None,
+        predicate: str | None = None,
+        state: str | None = None,
+        as_of: str | None = None,
+        limit: int | None = None,
+    ) -> FactList:
         """GET /v2/graph/facts: facts by subject, predicate and time (``state``: current, historical, future, all;
         ``as_of``: what was true then)."""
-        return await self._send(Call("elf_graph_facts_list", params=dict(subject=subject, predicate=predicate,
-                                                                    state=state, as_of=as_of, limit=limit)))
+        return await self._send(
+            Call(
+                "elf_graph_facts_list",
+                params=dict(subject=subject, predicate=predicate, state=state, as_of=as_of, limit=limit),
+            )
+        )
 
     @operation("elf_graph_entity_get")
     async def graph_entity(self, entity_id: str) -> EntityDetail:
@@ -445,63 +649,163 @@ class AsyncElfClient:
     # --- event log and context bundles (/api/v1) ---------------------------------------------------------------------
 
     @operation("elf_acb_record_event")
-    async def record_event(self, session_id: str, *, kind: str, content: Mapping[str, Any], channel: str = "private",
-                     actor: Mapping[str, str] | None = None, sensitivity: str | None = None,
-                     tags: Sequence[str] | None = None, refs: Sequence[str] | None = None) -> EventOut:
+    async def record_event(
+        self,
+        session_id: str,
+        *,
+        kind: str,
+        content: Mapping[str, Any],
+        channel: str = "private",
+        actor: Mapping[str, str] | None = None,
+        sensitivity: str | None = None,
+        tags: Sequence[str] | None = None,
+        refs: Sequence[str] | None = None,
+    ) -> EventOut:
         """record_event: POST /api/v1/events. Append one event of a session to the log. ``kind``: message
         (``content={"text": ...}``), tool_call, tool_result, decision, task_update or artifact; ``actor`` defaults
         to this client's agent."""
         if actor is None:
             actor = {"type": "agent", "id": self.config.agent_id or "agent"}
-        return await self._send(Call("elf_acb_record_event", json=body(
-            **self.config.caller_ids(), session_id=session_id, channel=channel, actor=dict(actor), kind=kind,
-            sensitivity=sensitivity, tags=list(tags) if tags is not None else None, content=dict(content),
-            refs=list(refs) if refs is not None else None)))
+        return await self._send(
+            Call(
+                "elf_acb_record_event",
+                json=body(
+                    **self.config.caller_ids(),
+                    session_id=session_id,
+                    channel=channel,
+                    actor=dict(actor),
+                    kind=kind,
+                    sensitivity=sensitivity,
+                    tags=list(tags) if tags is not None else None,
+                    content=dict(content),
+                    refs=list(refs) if refs is not None else None,
+                ),
+            )
+        )
 
     @operation("elf_acb_record_decision")
-    async def record_decision(self, session_id: str, decision: str, *, rationale: Sequence[str] | None = None,
-                        constraints: Sequence[str] | None = None, alternatives: Sequence[str] | None = None,
-                        consequences: Sequence[str] | None = None, scope: str | None = None,
-                        supersedes: str | None = None, channel: str | None = None, sensitivity: str | None = None,
-                        refs: Sequence[str] | None = None) -> EventOut:
+    async def record_decision(
+        self,
+        session_id: str,
+        decision: str,
+        *,
+        rationale: Sequence[str] | None = None,
+        constraints: Sequence[str] | None = None,
+        alternatives: Sequence[str] | None = None,
+        consequences: Sequence[str] | None = None,
+        scope: str | None = None,
+        supersedes: str | None = None,
+        channel: str | None = None,
+        sensitivity: str | None = None,
+        refs: Sequence[str] | None = None,
+    ) -> EventOut:
         """POST /api/v1/decisions: record a decision (``supersedes`` marks an older one superseded)."""
-        seq = (lambda v: list(v) if v is not None else None)
-        return await self._send(Call("elf_acb_record_decision", json=body(
-            **self.config.caller_ids(), session_id=session_id, decision=decision, rationale=seq(rationale),
-            constraints=seq(constraints), alternatives=seq(alternatives), consequences=seq(consequences),
-            scope=scope, supersedes=supersedes, channel=channel, sensitivity=sensitivity, refs=seq(refs))))
+        return await self._send(
+            Call(
+                "elf_acb_record_decision",
+                json=body(
+                    **self.config.caller_ids(),
+                    session_id=session_id,
+                    decision=decision,
+                    rationale=_seq(rationale),
+                    constraints=_seq(constraints),
+                    alternatives=_seq(alternatives),
+                    consequences=_seq(consequences),
+                    scope=scope,
+                    supersedes=supersedes,
+                    channel=channel,
+                    sensitivity=sensitivity,
+                    refs=_seq(refs),
+                ),
+            )
+        )
 
     @operation("elf_acb_task")
-    async def record_task(self, session_id: str, *, title: str | None = None, status: str | None = None,
-                    task_id: str | None = None, details: str | None = None, channel: str | None = None,
-                    refs: Sequence[str] | None = None) -> EventOut:
+    async def record_task(
+        self,
+        session_id: str,
+        *,
+        title: str | None = None,
+        status: str | None = None,
+        task_id: str | None = None,
+        details: str | None = None,
+        channel: str | None = None,
+        refs: Sequence[str] | None = None,
+    ) -> EventOut:
         """POST /api/v1/tasks: create a task (``title``) or update one (``task_id``; ``status`` open, doing,
         done)."""
-        return await self._send(Call("elf_acb_task", json=body(
-            **self.config.caller_ids(), session_id=session_id, task_id=task_id, title=title, status=status,
-            details=details, channel=channel, refs=list(refs) if refs is not None else None)))
+        return await self._send(
+            Call(
+                "elf_acb_task",
+                json=body(
+                    **self.config.caller_ids(),
+                    session_id=session_id,
+                    task_id=task_id,
+                    title=title,
+                    status=status,
+                    details=details,
+                    channel=channel,
+                    refs=list(refs) if refs is not None else None,
+                ),
+            )
+        )
 
     @operation("elf_acb_query_decisions")
-    async def query_decisions(self, *, q: str | None = None, session_id: str | None = None, status: str | None = None,
-                        limit: int | None = None, channel: str | None = None) -> DecisionsOut:
+    async def query_decisions(
+        self,
+        *,
+        q: str | None = None,
+        session_id: str | None = None,
+        status: str | None = None,
+        limit: int | None = None,
+        channel: str | None = None,
+    ) -> DecisionsOut:
         """GET /api/v1/decisions/query: the decision ledger (``status`` active, superseded or all)."""
-        return await self._send(Call("elf_acb_query_decisions", params=dict(
-            **self.config.caller_ids(), q=q, session_id=session_id, status=status, limit=limit, channel=channel)))
+        return await self._send(
+            Call(
+                "elf_acb_query_decisions",
+                params=dict(
+                    **self.config.caller_ids(), q=q, session_id=session_id, status=status, limit=limit, channel=channel
+                ),
+            )
+        )
 
     @operation("elf_acb_get_artifact")
     async def get_artifact(self, artifact_id: str, *, channel: str | None = None) -> ArtifactOut:
         """GET /api/v1/artifacts/{artifact_id}: a tool output's full text."""
-        return await self._send(Call("elf_acb_get_artifact", path={"artifact_id": artifact_id},
-                               params=dict(**self.config.caller_ids(), channel=channel)))
+        return await self._send(
+            Call(
+                "elf_acb_get_artifact",
+                path={"artifact_id": artifact_id},
+                params=dict(**self.config.caller_ids(), channel=channel),
+            )
+        )
 
     @operation("elf_acb_build")
-    async def build_bundle(self, session_id: str, *, intent: str | None = None, query_text: str | None = None,
-                     max_tokens: int | None = None, channel: str | None = None) -> BundleOut:
+    async def build_bundle(
+        self,
+        session_id: str,
+        *,
+        intent: str | None = None,
+        query_text: str | None = None,
+        max_tokens: int | None = None,
+        channel: str | None = None,
+    ) -> BundleOut:
         """build_acb: POST /api/v1/acb/build. An Active Context Bundle for the next LLM call: the session's recent
         turns, decisions, tasks and relevant memory within ``max_tokens``."""
-        return await self._send(Call("elf_acb_build", json=body(
-            **self.config.caller_ids(), session_id=session_id, intent=intent, query_text=query_text,
-            max_tokens=max_tokens, channel=channel)))
+        return await self._send(
+            Call(
+                "elf_acb_build",
+                json=body(
+                    **self.config.caller_ids(),
+                    session_id=session_id,
+                    intent=intent,
+                    query_text=query_text,
+                    max_tokens=max_tokens,
+                    channel=channel,
+                ),
+            )
+        )
 
 
 class AsyncV1Api:
@@ -517,38 +821,82 @@ class AsyncV1Api:
     @operation("elf_v1_memory_add_note")
     async def add_note(self, notes: Sequence[Mapping[str, Any]], *, scope: str = "agent_private") -> V1AddNoteResponse:
         """POST /v1/memory/add_note."""
-        return await self._client._send(Call("elf_v1_memory_add_note", json={
-            **self._ids(), "scope": scope, "notes": [dict(n) for n in notes]}))
+        return await self._client._send(
+            Call("elf_v1_memory_add_note", json={**self._ids(), "scope": scope, "notes": [dict(n) for n in notes]})
+        )
 
     @operation("elf_v1_memory_add_event")
-    async def add_event(self, messages: Sequence[Mapping[str, Any] | str], *, scope: str | None = None,
-                  dry_run: bool | None = None) -> V1AddEventResponse:
+    async def add_event(
+        self, messages: Sequence[Mapping[str, Any] | str], *, scope: str | None = None, dry_run: bool | None = None
+    ) -> V1AddEventResponse:
         """POST /v1/memory/add_event."""
-        return await self._client._send(Call("elf_v1_memory_add_event", json=body(
-            **self._ids(), scope=scope, dry_run=dry_run, messages=[message(m) for m in messages])))
+        return await self._client._send(
+            Call(
+                "elf_v1_memory_add_event",
+                json=body(**self._ids(), scope=scope, dry_run=dry_run, messages=[message(m) for m in messages]),
+            )
+        )
 
     @operation("elf_v1_memory_search")
-    async def search(self, query: str, *, top_k: int | None = None, candidate_k: int | None = None,
-               read_profile: str | None = None) -> V1SearchResponse:
+    async def search(
+        self, query: str, *, top_k: int | None = None, candidate_k: int | None = None, read_profile: str | None = None
+    ) -> V1SearchResponse:
         """POST /v1/memory/search (planned_search, full notes, hits recorded)."""
-        return await self._client._send(Call("elf_v1_memory_search", json=body(
-            **self._ids(), query=query, top_k=top_k, candidate_k=candidate_k,
-            read_profile=read_profile or self._client.config.read_profile)))
+        return await self._client._send(
+            Call(
+                "elf_v1_memory_search",
+                json=body(
+                    **self._ids(),
+                    query=query,
+                    top_k=top_k,
+                    candidate_k=candidate_k,
+                    read_profile=read_profile or self._client.config.read_profile,
+                ),
+            )
+        )
 
     @operation("elf_v1_memory_list")
-    async def list(self, *, scope: str | None = None, status: str | None = None, type: str | None = None,
-             limit: int | None = None, cursor: str | None = None) -> NoteListResponse:
+    async def list(
+        self,
+        *,
+        scope: str | None = None,
+        status: str | None = None,
+        type: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> NoteListResponse:
         """GET /v1/memory/list."""
-        return await self._client._send(Call("elf_v1_memory_list", params=dict(
-            **self._ids(), scope=scope, status=status, type=type, limit=limit, cursor=cursor)))
+        return await self._client._send(
+            Call(
+                "elf_v1_memory_list",
+                params=dict(**self._ids(), scope=scope, status=status, type=type, limit=limit, cursor=cursor),
+            )
+        )
 
     @operation("elf_v1_memory_update")
-    async def update(self, note_id: str, *, text: str | None = None, importance: float | None = None,
-               confidence: float | None = None, ttl_days: int | None = None) -> V1UpdateResponse:
+    async def update(
+        self,
+        note_id: str,
+        *,
+        text: str | None = None,
+        importance: float | None = None,
+        confidence: float | None = None,
+        ttl_days: int | None = None,
+    ) -> V1UpdateResponse:
         """POST /v1/memory/update."""
-        return await self._client._send(Call("elf_v1_memory_update", json=body(
-            **self._ids(), note_id=note_id, text=text, importance=importance, confidence=confidence,
-            ttl_days=ttl_days)))
+        return await self._client._send(
+            Call(
+                "elf_v1_memory_update",
+                json=body(
+                    **self._ids(),
+                    note_id=note_id,
+                    text=text,
+                    importance=importance,
+                    confidence=confidence,
+                    ttl_days=ttl_days,
+                ),
+            )
+        )
 
     @operation("elf_v1_memory_delete")
     async def delete(self, note_id: str) -> V1DeleteResponse:

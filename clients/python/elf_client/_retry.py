@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from typing import Callable, Optional
 
 from ._errors import ElfError
 
@@ -30,7 +30,7 @@ class RetryPolicy:
     max_retry_after: float = 60.0
     statuses: frozenset[int] = field(default_factory=lambda: frozenset({429, 503}))
     retry_connect_errors: bool = True
-    on_retry: Optional[Callable[[int, float, ElfError], None]] = None
+    on_retry: Callable[[int, float, ElfError], None] | None = None
 
     def __post_init__(self):
         if self.max_attempts < 1:

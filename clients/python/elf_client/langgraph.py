@@ -189,7 +189,7 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, Mapping) and isinstance(b, Mapping):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=False))
     return a == b
 
 
@@ -235,9 +235,9 @@ def matches_condition(condition: MatchCondition, namespace: tuple[str, ...]) -> 
     if len(namespace) < len(path):
         return False
     if condition.match_type == "prefix":
-        pairs = zip(namespace, path)
+        pairs = zip(namespace, path, strict=False)
     elif condition.match_type == "suffix":
-        pairs = zip(reversed(namespace), reversed(path))
+        pairs = zip(reversed(namespace), reversed(path), strict=False)
     else:
         raise ValueError(f"Unsupported match type: {condition.match_type}")
     return all(p == "*" or n == p for n, p in pairs)
@@ -415,7 +415,7 @@ class ElfStore(BaseStore):
 
     @staticmethod
     def _check(puts: list[PutOp], results: Sequence[Mapping[str, Any]]) -> None:
-        for op, result in zip(puts, results):
+        for op, result in zip(puts, results, strict=False):
             error = _rejection(op, result)
             if error is not None:
                 raise error

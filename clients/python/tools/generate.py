@@ -98,7 +98,8 @@ class TypeWriter:
         objects = {n: s for n, s in self.schemas.items() if "enum" not in s}
         parts = [
             HEADER.format(source=source),
-            '"""The shapes of the API\'s request and response bodies, one per schema of the public OpenAPI document.\n\n'
+            '"""The shapes of the API\'s request and response bodies, '
+            "one per schema of the public OpenAPI document.\n\n"
             "Each result the client returns is the JSON object the service sent, typed with one of these TypedDicts:\n"
             'read fields with ``result["note_id"]``. Fields the document marks optional are ``NotRequired``."""\n',
             "from __future__ import annotations\n",
@@ -108,7 +109,7 @@ class TypeWriter:
             "    from typing import NotRequired, TypedDict",
             "else:  # pragma: no cover",
             "    from typing_extensions import NotRequired, TypedDict\n",
-            "__all__ = [" + ", ".join(json.dumps(n) for n in sorted(self.schemas)) + "]\n",
+            "__all__ = [\n" + "".join(f"    {json.dumps(n)},\n" for n in sorted(self.schemas)) + "]\n",
         ]
         for name in sorted(enums):
             parts.append(self.enum(name, enums[name]))
@@ -138,17 +139,22 @@ def operations_module() -> str:
             rows.append(f'    "{op["operationId"]}": ("{method.upper()}", "{path}"),')
             if any(p.get("in") == "header" and p["name"] == "X-ELF-Read-Profile" for p in op.get("parameters", [])):
                 read_profile.append(op["operationId"])
-    return "\n".join([
-        HEADER.format(source="elf_mcp/openapi.json (public)").rstrip(),
-        '"""Every operation of the public API: operationId -> (HTTP method, path template)."""',
-        "",
-        "OPERATIONS: dict[str, tuple[str, str]] = {",
-        *sorted(rows),
-        "}",
-        "",
-        "# The operations that take the X-ELF-Read-Profile header.",
-        "READ_PROFILE_OPERATIONS = frozenset({" + ", ".join(f'"{o}"' for o in sorted(read_profile)) + "})",
-    ]) + "\n"
+    return (
+        "\n".join(
+            [
+                HEADER.format(source="elf_mcp/openapi.json (public)").rstrip(),
+                '"""Every operation of the public API: operationId -> (HTTP method, path template)."""',
+                "",
+                "OPERATIONS: dict[str, tuple[str, str]] = {",
+                *sorted(rows),
+                "}",
+                "",
+                "# The operations that take the X-ELF-Read-Profile header.",
+                "READ_PROFILE_OPERATIONS = frozenset({" + ", ".join(f'"{o}"' for o in sorted(read_profile)) + "})",
+            ]
+        )
+        + "\n"
+    )
 
 
 # --- _async_client.py ------------------------------------------------------------------------------------------
@@ -157,7 +163,9 @@ def operations_module() -> str:
 SYNC_DEFS = ("__init__", "config", "with_context", "__repr__", "_ids")
 # (pattern, replacement) applied in order to every line of _client.py below its marker.
 ASYNC_RULES = [
-    (re.compile(r"^(\s*)def (?!(?:%s)\()" % "|".join(SYNC_DEFS)), r"\1async def "),
+    (re.compile(rf"^(\s*)def (?!(?:{'|'.join(SYNC_DEFS)})\()"), r"\1async def "),
+    # an async generator has no ``yield from``: its loop instead
+    (re.compile(r"^(\s*)yield from (.+)$"), r"\1for item in \2:\n\1    yield item"),
     (re.compile(r"\bself\.(_client\.)?_send\("), r"await self.\1_send("),
     (re.compile(r"\bself\._transport\.send\("), "await self._transport.send("),
     (re.compile(r"\bself\._transport\.close\("), "await self._transport.aclose("),
@@ -174,32 +182,56 @@ ASYNC_RULES = [
 ]
 
 
+def _replace_once(text: str, old: str, new: str) -> str:
+    if text.count(old) != 1:
+        raise SystemExit(f"generate.py: expected one {old!r} in elf_client/_client.py")
+    return text.replace(old, new)
+
+
+def _async_imports(head: str) -> str:
+    """The imports of _client.py with the async names, in the order ruff's isort keeps them."""
+    match = re.search(r"^from collections\.abc import (.+)$", head, flags=re.M)
+    if match is None or "Iterator" not in match.group(1).split(", "):
+        raise SystemExit("generate.py: expected Iterator imported from collections.abc in elf_client/_client.py")
+    names = sorted("AsyncIterator" if n == "Iterator" else n for n in match.group(1).split(", "))
+    head = head[: match.start(1)] + ", ".join(names) + head[match.end(1) :]
+    return _replace_once(
+        head,
+        "from ._transport import Call, ClientConfig\nfrom ._transport import SyncTransport as Transport\n",
+        "from ._transport import AsyncTransport as Transport\nfrom ._transport import Call, ClientConfig\n",
+    )
+
+
 def async_module() -> str:
     source = (PACKAGE / "_client.py").read_text()
     start = source.index("# --- generated async from here")
     head, body = source[:start], source[start:]
-    head = head[head.index('"""', 3) + 3:]  # the module docstring is replaced
-    head = head.replace("from collections.abc import Iterator\n", "from collections.abc import AsyncIterator\n")
-    head = head.replace("from ._transport import SyncTransport as Transport",
-                        "from ._transport import AsyncTransport as Transport")
+    head = head[head.index('"""', 3) + 3 :]  # the module docstring is replaced
+    head = _async_imports(head)
     lines = []
     for line in body.splitlines():
         for pattern, repl in ASYNC_RULES:
             line = pattern.sub(repl, line)
         lines.append(line)
-    text = "\n".join([
-        HEADER.format(source="elf_client/_client.py").rstrip(),
-        '"""AsyncElfClient: ElfClient\'s methods as coroutines (see elf_client/_client.py for their documentation)."""',
-        head.rstrip("\n"),
-        "",
-        *lines,
-    ])
+    text = "\n".join(
+        [
+            HEADER.format(source="elf_client/_client.py").rstrip(),
+            '"""AsyncElfClient: ElfClient\'s methods as coroutines '
+            '(see elf_client/_client.py for their documentation)."""',
+            head.rstrip("\n"),
+            "",
+            *lines,
+        ]
+    )
     return text.rstrip() + "\n"
 
 
 def outputs() -> dict[Path, str]:
-    return {PACKAGE / "types.py": types_module(), PACKAGE / "_operations.py": operations_module(),
-            PACKAGE / "_async_client.py": async_module()}
+    return {
+        PACKAGE / "types.py": types_module(),
+        PACKAGE / "_operations.py": operations_module(),
+        PACKAGE / "_async_client.py": async_module(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,11 +27,11 @@ def add_note(*, cfg: ElfConfig, ctx: RequestContext, scope: str, notes: Sequence
         [PolicyInput(n["text"], n.get("write_policy", NO_POLICY), f"$.notes[{i}].write_policy")
          for i, n in enumerate(notes)],
         lambda texts: [("$.scope", scope, IDENTIFIER)]
-        + [f for i, (n, text) in enumerate(zip(notes, texts))
+        + [f for i, (n, text) in enumerate(zip(notes, texts, strict=False))
            for f in note_fields({**n, "text": text}, f"$.notes[{i}]")],
     )
     inputs = []
-    for i, (n, p) in enumerate(zip(notes, policed)):
+    for i, (n, p) in enumerate(zip(notes, policed, strict=False)):
         extra = {"write_policy_audits": p.audit} if p.audit is not None else {}
         inputs.append(NoteInput(
             type=n["type"], key=n.get("key"), text=p.text, importance=n["importance"],

@@ -30,8 +30,11 @@ def embed_notes(cfg: ElfConfig, notes: list[NoteInput], verdicts, embedder) -> d
     """Chunk every note that passed the gate; embed, in one provider call, each one that is a single chunk and
     each key-less one (the resolver's vector). When the provider fails and no note needs a vector to be
     resolved (keyed notes only), the notes are written without one: the worker embeds them later."""
-    embedded = {i: Embedded(note_chunks(cfg, n.text), None) for i, (n, v) in enumerate(zip(notes, verdicts))
-                if v is None}
+    embedded = {
+        i: Embedded(note_chunks(cfg, n.text), None)
+        for i, (n, v) in enumerate(zip(notes, verdicts, strict=False))
+        if v is None
+    }
     to_embed = [i for i, e in embedded.items() if len(e.chunks) == 1 or not notes[i].key]
     if not to_embed:
         return embedded

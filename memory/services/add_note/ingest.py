@@ -92,7 +92,7 @@ def _ingest(cfg, ctx, scope, pipeline, notes, verdicts, embedded: dict[int, Embe
     lookups = RequestLookups(cfg, ctx, scope, {i: notes[i] for i in embedded},
                              {i: e.vector for i, e in embedded.items() if not notes[i].key}, pending.flush)
     results, rows = [], RequestRows()
-    for i, (note, verdict) in enumerate(zip(notes, verdicts)):
+    for i, (note, verdict) in enumerate(zip(notes, verdicts, strict=False)):
         if verdict is not None:
             # scope is given once per request, every other field per note
             path = "$.scope" if verdict.field == "scope" else f"{note.field_path}.{verdict.field}"

@@ -80,8 +80,14 @@ def lookup(cfg: ElfConfig, ctx: RequestContext, scope: str, note, vector) -> upd
 
 def _holds_payload(cfg: ElfConfig, target: MemoryNote, note) -> bool:
     """Whether the keyed note already says what ``note`` says: the same text, importance, confidence,
-    source_ref, context and observed_at, and the expiry the payload's ttl_days would have given it when it was last written."""
-    return (target.text == note.text and target.importance == note.importance
-            and target.confidence == note.confidence and (target.source_ref or {}) == (note.source_ref or {})
-            and target.context == note.context and target.observed_at == note.observed_at
-            and target.expires_at == expiry(cfg, note.type, note.ttl_days, target.updated_at))
+    source_ref, context and observed_at, and the expiry the payload's ttl_days would have given it when it was last
+    written."""
+    return (
+        target.text == note.text
+        and target.importance == note.importance
+        and target.confidence == note.confidence
+        and (target.source_ref or {}) == (note.source_ref or {})
+        and target.context == note.context
+        and target.observed_at == note.observed_at
+        and target.expires_at == expiry(cfg, note.type, note.ttl_days, target.updated_at)
+    )

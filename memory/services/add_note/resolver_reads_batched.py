@@ -125,8 +125,10 @@ class RequestLookups:
         old = group.get(note.note_id)
         if stored_vector is not None:
             vec = _unit(stored_vector)
+        elif old is not None:
+            vec = old.vector
         else:
-            vec = old.vector if old is not None else None
+            vec = None
         if not added and old is None:
             self._changed.add(note.note_id)
             if stored_vector is None:

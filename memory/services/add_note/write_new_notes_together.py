@@ -1,7 +1,8 @@
 """New notes of an add_note request written together: one statement for their rows and their chunks.
 
 A note the resolver ADDs with nothing else to write now (no structured fields) waits here instead of being
-inserted on its own (the last flush also inserts the request's version, outbox and decision rows); the request's notes after it resolve against it through ``RequestLookups`` (in
+inserted on its own (the last flush also inserts the request's version, outbox and decision rows); the request's notes
+after it resolve against it through ``RequestLookups`` (in
 Python), not through the database. Everything that reads or writes the database on behalf of the request's
 notes flushes the pending ones first, in input order: a per-note resolver query, an UPDATE or NONE of an
 existing note, a note with structured fields, and the end of the request. So every statement sees the
@@ -19,8 +20,8 @@ from elf_domain.chunking import Chunk
 
 from ...indexing.chunks import new_single_chunks_cte
 from ...models import MemoryNote
-from .note_write_hooks import NoteWritten, run_note_write_hooks
 from .insert_rows_together import insert_together
+from .note_write_hooks import NoteWritten, run_note_write_hooks
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,9 @@ class PendingNotes:
         """Insert the pending notes, the rows ``also`` holds and the notes' chunk rows and vectors (one
         statement), then run the notes' hooks."""
         pending, self._pending = self._pending, []
-        chunks = new_single_chunks_cte(self.version, [(p.note.note_id, p.chunk, p.vector) for p in pending
-                                                      if p.chunk is not None])
+        chunks = new_single_chunks_cte(
+            self.version, [(p.note.note_id, p.chunk, p.vector) for p in pending if p.chunk is not None]
+        )
         insert_together([(MemoryNote, [p.note for p in pending]), *also], also=chunks)
         for p in pending:
             p.warnings.extend(run_note_write_hooks(p.event))

@@ -37,6 +37,12 @@ class ProviderHTTPError(ProviderError):
         self.body_excerpt = body_excerpt
         super().__init__(provider_kind, f"HTTP {status} from {url}: {body_excerpt}")
 
+    def refuses_field(self, hints: tuple[str, ...]) -> bool:
+        """Whether this answer refuses a request field: HTTP 400/422 whose body names it (any of ``hints``, which
+        are lower case), as OpenAI-compatible servers answer a field they do not support."""
+        body = self.body_excerpt.lower()
+        return self.status in (400, 422) and any(hint in body for hint in hints)
+
 
 class ProviderResponseError(ProviderError):
     """The response arrived but is not in the shape the contract requires."""

@@ -55,7 +55,7 @@ class HttpEmbeddingProvider:
         try:
             payload = self._client.post_json(body)
         except ProviderHTTPError as exc:
-            if "dimensions" not in body or not _rejects_dimensions(exc):
+            if "dimensions" not in body or not exc.refuses_field(_DIMENSIONS_HINTS):
                 raise
             self._send_dimensions = False
             log.warning("the embedding provider rejected the dimensions field for model %r (HTTP %s); requests "
@@ -63,11 +63,6 @@ class HttpEmbeddingProvider:
                         self.model, exc.status, self.dimensions)
             payload = self._client.post_json({"model": self.model, "input": texts})
         return parse_embedding_response(payload, expected_count=len(texts), dimensions=self.dimensions)
-
-
-def _rejects_dimensions(exc: ProviderHTTPError) -> bool:
-    body = exc.body_excerpt.lower()
-    return exc.status in (400, 422) and any(hint in body for hint in _DIMENSIONS_HINTS)
 
 
 def parse_embedding_response(payload: Any, *, expected_count: int, dimensions: int) -> list[list[float]]:

@@ -76,7 +76,7 @@ class HttpExtractorProvider:
             try:
                 payload = self._client.post_json(body)
             except ProviderHTTPError as exc:
-                if "response_format" in body and _rejects_response_format(exc):
+                if "response_format" in body and exc.refuses_field(_RESPONSE_FORMAT_HINTS):
                     self._send_response_format = False
                     reason = f"the provider rejected response_format (HTTP {exc.status})"
                     continue
@@ -109,8 +109,3 @@ def parse_notes_reply(payload: Any) -> dict[str, Any]:
     if not all(isinstance(note, dict) for note in notes):
         raise InvalidExtractorOutput('every item of "notes" must be an object')
     return parsed
-
-
-def _rejects_response_format(exc: ProviderHTTPError) -> bool:
-    body = exc.body_excerpt.lower()
-    return exc.status in (400, 422) and any(hint in body for hint in _RESPONSE_FORMAT_HINTS)

@@ -20,5 +20,13 @@ def require_clean(fields: list[Field]) -> None:
         raise RejectSecret(secret)
 
 
+def gated_reason(reason: str | None, default: str) -> str:
+    """A write's audit reason: the caller's, through the English gate (422 naming ``$.reason``), else ``default``."""
+    if reason:
+        require_english([("$.reason", reason, FieldKind.NATURAL)])
+        return reason
+    return default
+
+
 def entry_fields(key: str, value: str, key_path: str, value_path: str) -> list[Field]:
     return [(key_path, key, FieldKind.IDENTIFIER), (value_path, value, FieldKind.NATURAL)]

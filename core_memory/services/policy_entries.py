@@ -4,20 +4,18 @@ gate."""
 
 from __future__ import annotations
 
-from elf_kernel.api.english_fields import NATURAL, require_english
 from elf_kernel.context import RequestContext
 
 from ..domain.vocabulary import MemoryScope, Source
 from .documents import WriteResult
 from .entries import EntryInput, delete_entry, upsert_entry
+from .gate import gated_reason
 from .public_entries import Written
 
 
 def policy_upsert(*, ctx: RequestContext, entry: EntryInput, reason: str | None) -> Written:
-    if reason:
-        require_english([("$.reason", reason, NATURAL)])
-    result = upsert_entry(ctx=ctx, scope=MemoryScope.POLICY, entry=entry, run_id=None,
-                          reason=reason or "policy upsert on the admin bind")
+    reason = gated_reason(reason, "policy upsert on the admin bind")
+    result = upsert_entry(ctx=ctx, scope=MemoryScope.POLICY, entry=entry, run_id=None, reason=reason)
     return Written.of(result, MemoryScope.POLICY, entry)
 
 

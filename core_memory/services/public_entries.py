@@ -11,13 +11,13 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from elf_kernel.api.english_fields import NATURAL, require_english
 from elf_kernel.context import RequestContext
 from elf_kernel.errors import InvalidRequest
 
 from ..domain.vocabulary import MemoryScope, Source
 from .documents import WriteResult
 from .entries import EntryInput, compact, delete_entry, upsert_entry
+from .gate import gated_reason
 from .pending import stage
 from .resolve import Resolved, resolve
 
@@ -47,9 +47,7 @@ def memory_upsert(*, ctx: RequestContext, scope: MemoryScope, entry: EntryInput,
     """Write ``entry`` into PROFILE.md or the run's SESSION.md; a user_inferred one is staged under the run
     (run_id required) until confirmed. A given reason meets the English gate; without one the audit row says
     which agent wrote."""
-    if reason:
-        require_english([("$.reason", reason, NATURAL)])
-    reason = reason or f"memory_upsert by agent {ctx.agent_id}"
+    reason = gated_reason(reason, f"memory_upsert by agent {ctx.agent_id}")
     if entry.source == Source.USER_INFERRED:
         if run_id is None:
             raise InvalidRequest("An inferred entry is staged under a run: give run_id.", ["$.run_id"])

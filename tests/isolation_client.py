@@ -66,6 +66,14 @@ class Ledger:
     # ids seen by any example: kind (note, doc, entity, artifact) -> {id: tenant}
     seen: dict[str, dict[str, str]] = field(default_factory=dict)
     facets: set[tuple] = field(default_factory=set)  # which kinds of rule the examples exercised
+    turns: Counter = field(default_factory=Counter)  # round-robin positions shared by every example
+
+    def turn(self, name: str, values: tuple):
+        """The next of ``values`` in one rotation shared by all examples: a run with at least len(values) draws
+        exercises every value, whatever order the threads' operations interleave in."""
+        with self.lock:
+            self.turns[name] += 1
+            return values[(self.turns[name] - 1) % len(values)]
 
     def remember(self, kind: str, item_id: str, tenant: str) -> None:
         with self.lock:

@@ -395,7 +395,9 @@ class Ops(Client):
     def op_event(self, ident: Ident) -> list[str]:
         kind = self.rng.choice(EVENT_KINDS)
         session, channel = self.rng.choice(("r1", "r2")), self.rng.choice(("private", "public", "team", "agent"))
-        sensitivity = self.rng.choice(SENSITIVITIES)
+        # a shared rotation, not ``rng``: every sensitivity is written in every run (``rng``'s stream is not fully
+        # reproducible, since ``foreign`` draws from it only when other examples have written ids)
+        sensitivity = self.ledger.turn("sensitivity", SENSITIVITIES)
         s = self.serial()
         if kind == "message":
             content = {"text": f"Note serial {s}: the {self.words(3)} crew reports in."}

@@ -9,6 +9,9 @@
     elf-bench NAME [options]         one part; elf-bench NAME --help for its options
     elf-bench extractor [--locomo]   the offline extractor's precision and recall (issue 32; needs no service)
     elf-bench supersede -c elf.toml  current versus superseded notes in search (issue 32; not part of the run above)
+    elf-bench scale -c elf.toml      search at 10k / 100k / 1M notes and 1,000 tenants (issue 35; loads ~2M notes, so
+                                     not part of the run above)
+    elf-bench bulk-load -c elf.toml  import_tenant with vectors beside COPY alone (issue 35; not part of the run above)
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ BENCHES = {
     "acb": "bench.acb_bench",
     "extractor": "bench.extractor_eval",  # quality, offline: not part of ``elf-bench -c FILE``
     "supersede": "bench.supersede_eval",  # quality, not speed: not part of ``elf-bench -c FILE``
+    "scale": "bench.scale_bench",  # hours of loading at full size: not part of ``elf-bench -c FILE``
+    "bulk-load": "bench.bulk_load_bench",  # not part of ``elf-bench -c FILE``
 }
 # What `elf-bench -c FILE` runs, in order, with bounded sizes (every part also caps its own waiting time).
 ALL = (

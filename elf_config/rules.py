@@ -21,6 +21,7 @@ from .chunk_tokenizer import (
     openai_embedding_model,
 )
 from .identifiers import ORG_PROJECT_ID, identifier_problem
+from .postgres_sizing import settings_problems
 from .schema import AUTH_MODES, AUTH_ROLES, AuthKeyConfig, AuthRole, ElfConfig
 from .sizing import sizing_problems
 
@@ -87,6 +88,7 @@ def check_rules(cfg: ElfConfig) -> list[str]:
     p.extend(sizing_problems(cfg))
     if not cfg.stack.data_dir.strip():
         p.append("stack.data_dir must be a non-empty path")
+    p.extend(settings_problems(cfg.stack.postgres_memory, cfg.stack.postgres_settings))
     if not _url_ok(cfg.worker.broker_url, ("redis", "rediss")):
         p.append("worker.broker_url must be a redis:// URL with a host")
     if cfg.docs is not None and not 1 <= cfg.docs.max_doc_bytes <= MAX_DOC_BYTES:

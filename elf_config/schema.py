@@ -80,6 +80,10 @@ class StackConfig:
     secret key). Omitted: ``var/stack`` beside the config file."""
 
     data_dir: str = DEFAULT_STACK_DATA_DIR
+    # The embedded Postgres' memory (elf_config.postgres_sizing): "auto" (half the machine) or a size like "4GB",
+    # and server settings by name that win over that rule.
+    postgres_memory: str = AUTO
+    postgres_settings: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,18 @@ from urllib.parse import unquote, urlsplit
 import psycopg
 from psycopg import sql
 
+from elf_config.postgres_sizing import MAX_CONNECTIONS, parse_size
+
 from .procs import StackError, port_open, tail, wait_until
 
 FALLBACK_SYSTEM_USER = "elf-postgres"
+SIZING_KEYS = ("shared_buffers", "effective_cache_size", "work_mem", "maintenance_work_mem")
+
+
+def _normal(value: str) -> str:
+    """A memory setting as SHOW spells it ("3GB", "1536MB", "23MB") -> comparable bytes, in text."""
+    size = parse_size(value)
+    return str(size) if size is not None else value.strip()
 
 
 def _wheel_paths() -> tuple[Path, Path]:
@@ -36,8 +45,11 @@ def _wheel_paths() -> tuple[Path, Path]:
 class PostgresComponent:
     name = "postgres"
 
-    def __init__(self, dsn: str, data_dir: Path):
+    def __init__(self, dsn: str, data_dir: Path, settings: dict[str, str] | None = None):
+        """``settings``: the server settings to start with (elf_config.postgres_sizing); none: the defaults
+        Postgres ships with, beside the connection count elf-stack always sets."""
         u = urlsplit(dsn)
+        self.settings = settings or {"max_connections": str(MAX_CONNECTIONS)}
         self.host = u.hostname or "127.0.0.1"
         self.port = u.port or 5432
         self.user = unquote(u.username or "")
@@ -127,7 +139,7 @@ class PostgresComponent:
     def status(self) -> str:
         bindir = self._bin_dir()
         if self._running(bindir):
-            return f"running at {self.host}:{self.port} (data {self.pgdata})"
+            return f"running at {self.host}:{self.port} (data {self.pgdata}; {self._applied()})"
         if port_open(self.host, self.port):
             return f"port {self.host}:{self.port} answers but not started by elf-stack"
         return "stopped"
@@ -137,7 +149,7 @@ class PostgresComponent:
         bindir = self._bin_dir()
         if self._running(bindir):
             self._ensure_database()
-            return f"already running at {self.host}:{self.port}"
+            return f"already running at {self.host}:{self.port} ({self._applied()})"
         if port_open(self.host, self.port):
             raise StackError(
                 f"postgres: {self.host}:{self.port} is taken by another process; "
@@ -148,7 +160,7 @@ class PostgresComponent:
         # TCP only: no Unix-domain socket. Its path would sit under data_dir, and Postgres refuses a socket path
         # over 107 bytes, so a checkout at a long path could not start the stack. Every client uses the DSN's
         # TCP address anyway.
-        opts = f"-h {self.host} -p {self.port} -k '' -c max_connections=200"
+        opts = f"-h {self.host} -p {self.port} -k ''" + "".join(f" -c {k}={v}" for k, v in self.settings.items())
         # A new session keeps the server out of the caller's process group (Ctrl-C in `make run` must not
         # reach it: `make run` stops it in order with `elf-stack down`).
         r = self._run(
@@ -172,18 +184,30 @@ class PostgresComponent:
         if not wait_until(lambda: port_open(self.host, self.port), 30):
             raise StackError(f"postgres started but {self.host}:{self.port} does not answer")
         self._ensure_database()
-        return f"started at {self.host}:{self.port}"
+        return f"started at {self.host}:{self.port} ({self._sizing()})"
+
+    def _applied(self) -> str:
+        """The running server's memory settings, and whether they are the ones this config asks for (memory
+        settings take effect at start: a changed config needs `elf-stack down` and `up`)."""
+        keys = [k for k in SIZING_KEYS if k in self.settings]
+        try:
+            with self._connect("postgres") as conn:
+                running = {k: conn.execute(sql.SQL("SHOW {}").format(sql.Identifier(k))).fetchone()[0] for k in keys}
+        except psycopg.Error as exc:
+            return f"settings unknown: {str(exc).strip().splitlines()[0]}"
+        shown = ", ".join(f"{k} {v}" for k, v in running.items())
+        differ = [k for k in keys if _normal(running[k]) != _normal(self.settings[k])]
+        return shown + (f"; this config asks for other {', '.join(differ)}: restart to apply" if differ else "")
+
+    def _sizing(self) -> str:
+        return ", ".join(f"{k} {self.settings[k]}" for k in SIZING_KEYS if k in self.settings) or "Postgres' defaults"
+
+    def _connect(self, dbname: str) -> psycopg.Connection:
+        return psycopg.connect(host=self.host, port=self.port, user=self.user, password=self.password, dbname=dbname,
+                               autocommit=True, connect_timeout=10)
 
     def _ensure_database(self) -> None:
-        with psycopg.connect(
-            host=self.host,
-            port=self.port,
-            user=self.user,
-            password=self.password,
-            dbname="postgres",
-            autocommit=True,
-            connect_timeout=10,
-        ) as conn:
+        with self._connect("postgres") as conn:
             exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (self.database,)).fetchone()
             if not exists:
                 conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(self.database)))

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from elf_config import ElfConfig, load_or_exit
+from elf_config.postgres_sizing import machine_memory, postgres_memory, postgres_settings
 from elf_infra.stack import backup
 from elf_infra.stack.postgres import PostgresComponent
 from elf_infra.stack.procs import StackError
@@ -18,7 +19,8 @@ from elf_infra.stack.redis import RedisComponent
 def components(cfg: ElfConfig) -> list:
     data_dir = Path(cfg.resolve_path(cfg.stack.data_dir))
     return [
-        PostgresComponent(cfg.storage.postgres.dsn, data_dir),
+        PostgresComponent(cfg.storage.postgres.dsn, data_dir, postgres_settings(
+            postgres_memory(cfg.stack.postgres_memory, machine_memory()), overrides=cfg.stack.postgres_settings)),
         RedisComponent(cfg.worker.broker_url, data_dir),
         QdrantComponent(cfg.storage.qdrant.url, data_dir),
     ]

@@ -21,17 +21,21 @@ row, and a trailer ``{"kind": "elf_export_end", "counts": {...}}`` that lets the
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from django.db import DatabaseError, connection
+from django.db import connection, transaction
+
+from elf_infra.index.dispatch import send_outbox_task
+
+from .portability_load import ImportRefused, Loader, Table
 
 FORMAT = "elf_export/v1"
 HEADER_KIND = "elf_export"
 TRAILER_KIND = "elf_export_end"
-BATCH = 500
-BATCH_BYTES = 8 << 20  # an import batch also ends at this much JSON (bundle and artifact rows are large)
+BATCH = 500  # rows an export fetches at a time
 Row = dict[str, Any]
 
 
@@ -72,10 +76,6 @@ class TableSpec:
         return self.kind or self.table
 
 
-class ImportRefused(Exception):
-    """The file cannot be imported into this database; nothing was written."""
-
-
 # --- export ------------------------------------------------------------------------------------------------
 
 
@@ -89,7 +89,7 @@ def export_rows(specs: Iterable[TableSpec], out: TextIO, *, header: Row, tenant:
     for spec in specs:
         if spec.vectors and not with_vectors:
             continue
-        table = _Table.of(spec.table)
+        table = Table.of(spec.table)
         prefix = '{"kind":' + json.dumps(spec.name) + ',"row":'
         counts[spec.name] = 0
         with connection.chunked_cursor() as cur:
@@ -140,180 +140,81 @@ def target_has_rows(specs: Iterable[TableSpec], *, tenant: str, project: str | N
 
 def import_rows(specs: Iterable[TableSpec], lines: Iterable[str], *, old_tenant: str, new_tenant: str
                 ) -> dict[str, int]:
-    """Insert the records of ``lines`` (the lines after the header) with the tenant renamed; returns the row
-    count per kind. Raises :class:`ImportRefused` for an unknown kind, a cut file, or rows that clash with
-    rows already in the database; call inside a transaction, which the caller rolls back then."""
+    """Load the records of ``lines`` (the lines after the header) with the tenant renamed, each kind through
+    one COPY (elf_kernel.portability_load); returns the row count per kind. Raises :class:`ImportRefused`
+    for an unknown kind, a cut file, or rows that clash with rows already in the database; call inside a
+    transaction, which the caller rolls back then."""
     by_kind = {spec.name: spec for spec in specs}
     moved: dict[str, dict[str, Any]] = {}  # table -> {the file's id: the id of the target's row in its place}
     counts: dict[str, int] = {}
     trailer = None
-    batch: list[Row] = []
-    batch_bytes = 0
-    current: _Loader | None = None
-    for number, line in enumerate(lines, start=2):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            kind = record["kind"]
-        except (ValueError, KeyError, TypeError):
-            raise ImportRefused(f"line {number} is not an export record") from None
-        if trailer is not None:
-            raise ImportRefused(f"line {number} follows the end record")
-        if kind == TRAILER_KIND:
-            trailer = record
-            continue
-        spec = by_kind.get(kind)
-        if spec is None:
-            raise ImportRefused(f"line {number}: unknown record kind {kind!r} (made by a newer release?)")
-        if current is None or current.spec is not spec:
-            if current is not None:
-                current.finish(batch)
-                batch, batch_bytes = [], 0
-            if spec.name in counts:
-                raise ImportRefused(f"line {number}: the {kind} records are not contiguous")
-            current = _Loader(spec, old_tenant, new_tenant, moved)
-            counts[spec.name] = 0
-        batch.append(current.remap(record.get("row"), number))
-        batch_bytes += len(line)
-        counts[spec.name] += 1
-        if len(batch) >= BATCH or batch_bytes >= BATCH_BYTES:
-            current.insert(batch)
-            batch, batch_bytes = [], 0
-    if current is not None:
-        current.finish(batch)
+    current: Loader | None = None
+    loads = json.loads
+    try:
+        for number, line in enumerate(lines, start=2):
+            if not line.strip():
+                continue
+            try:
+                record = loads(line)
+                kind = record["kind"]
+            except (ValueError, KeyError, TypeError):
+                raise ImportRefused(f"line {number} is not an export record") from None
+            if trailer is not None:
+                raise ImportRefused(f"line {number} follows the end record")
+            if kind == TRAILER_KIND:
+                trailer = record
+                continue
+            if current is None or current.spec.name != kind:
+                spec = by_kind.get(kind)
+                if spec is None:
+                    raise ImportRefused(f"line {number}: unknown record kind {kind!r} (made by a newer release?)")
+                if current is not None:
+                    current.finish()
+                if spec.name in counts:
+                    raise ImportRefused(f"line {number}: the {kind} records are not contiguous")
+                current = Loader(spec, old_tenant, new_tenant, moved)
+                counts[spec.name] = 0
+            current.add(record.get("row"), number)
+            counts[kind] += 1
+        if current is not None:
+            current.finish()
+    except BaseException as exc:
+        if current is not None:
+            current.abort(exc)
+        raise
     expected = trailer.get("counts") if trailer is not None else None
     if not isinstance(expected, dict) or {kind: n for kind, n in expected.items() if n} != counts:
         raise ImportRefused("the file is incomplete: its end record is missing or does not match its rows")
     return counts
 
 
-class _Loader:
-    """Inserts the rows of one kind in batches."""
+# --- re-indexing after an import ---------------------------------------------------------------------------
 
-    def __init__(self, spec: TableSpec, old_tenant: str, new_tenant: str, moved: dict[str, dict[str, Any]]):
-        self.spec, self.old, self.new, self.moved = spec, old_tenant, new_tenant, moved
-        self.table = _Table.of(spec.table)
-        if spec.match and (not spec.shared or len(self.table.key) != 1):
-            raise ValueError(f"{spec.name}: match is for shared rows of a table with a one-column key")
-        self.deferred: list[Row] = []
-        self.columns: list[str] | None = None
-
-    def remap(self, row: Any, number: int) -> Row:
-        if not isinstance(row, dict):
-            raise ImportRefused(f"line {number}: a record without a row object")
-        if self.columns is None:
-            unknown = sorted(set(row) - set(self.table.columns))
-            if unknown:
-                raise ImportRefused(f"line {number}: {self.spec.table} has no column {', '.join(unknown)} "
-                                    "(the file was made by a newer release?)")
-            # Columns the file lacks (it is older than this schema) take their defaults.
-            self.columns = [c for c in self.table.insertable if c in row]
-        if self.old != self.new:
-            if row.get("tenant_id") is not None:
-                row["tenant_id"] = self.new
-            if self.spec.remap:
-                self.spec.remap(row, self.old, self.new)
-        for column, table in self.spec.refs.items():
-            target = self.moved.get(table, {}).get(row.get(column))
-            if target is not None:
-                row[column] = target
-        return row
-
-    def insert(self, rows: list[Row]) -> None:
-        if not rows:
-            return
-        payload = json.dumps(rows)
-        cols = ", ".join(self.columns)
-        with connection.cursor() as cur:
-            if not self.spec.shared and not set(self.table.key) & set(self.table.skipped):
-                self._refuse_clashes(cur, payload)
-            if self.spec.deferred:
-                self.deferred.extend({k: r.get(k) for k in (*self.table.key, *self.spec.deferred)} for r in rows)
-                rows = [{**r, **self.spec.deferred} for r in rows]
-                payload = json.dumps(rows)
-            # A shared row the target holds (its id, or with match also its name under another id) is kept.
-            conflict = ((" ON CONFLICT DO NOTHING" if self.spec.match else
-                         f" ON CONFLICT ({', '.join(self.table.key)}) DO NOTHING") if self.spec.shared else "")
-            self._run(cur, f"INSERT INTO {self.spec.table} ({cols}) SELECT {cols} FROM "
-                           f"jsonb_populate_recordset(NULL::{self.spec.table}, %s::jsonb){conflict}", [payload])
-            if self.spec.match:
-                self._follow_matches(cur, payload)
-
-    def finish(self, rows: list[Row]) -> None:
-        self.insert(rows)
-        if self.deferred:
-            sets = ", ".join(f"{c} = r.{c}" for c in self.spec.deferred)
-            match = " AND ".join(f"x.{c} = r.{c}" for c in self.table.key)
-            with connection.cursor() as cur:
-                self._run(cur, f"UPDATE {self.spec.table} x SET {sets} FROM "
-                               f"jsonb_populate_recordset(NULL::{self.spec.table}, %s::jsonb) r WHERE {match}",
-                          [json.dumps(self.deferred)])
-
-    def _follow_matches(self, cur, payload: str) -> None:
-        """After the insert: the file's rows the target already held under another id (same ``match`` values)
-        map to the target's ids, which the ``refs`` of later kinds then take."""
-        (key,) = self.table.key
-        on = " AND ".join(f"t.{c} = r.{c}" for c in self.spec.match)
-        # to_jsonb: the ids as the file spells them (the refs of later rows compare equal)
-        cur.execute(f"SELECT to_jsonb(r.{key})::text, to_jsonb(t.{key})::text "
-                    f"FROM jsonb_populate_recordset(NULL::{self.spec.table}, %s::jsonb) r "
-                    f"JOIN {self.spec.table} t ON {on} WHERE t.{key} <> r.{key}", [payload])
-        self.moved.setdefault(self.spec.table, {}).update(
-            (json.loads(old), json.loads(new)) for old, new in cur.fetchall())
-
-    def _refuse_clashes(self, cur, payload: str) -> None:
-        key = ", ".join(self.table.key)
-        cur.execute(f"SELECT {key} FROM {self.spec.table} WHERE ({key}) IN (SELECT {key} FROM "
-                    f"jsonb_populate_recordset(NULL::{self.spec.table}, %s::jsonb)) LIMIT 3", [payload])
-        clashes = cur.fetchall()
-        if clashes:
-            ids = ", ".join(str(r[0] if len(r) == 1 else r) for r in clashes)
-            raise ImportRefused(
-                f"{self.spec.table}: rows with the ids of the file are already in this database ({ids} ...), "
-                "held by another tenant or by an earlier import. Ids are kept on import, so an export can be "
-                "imported once per database: import it into another database, or remove those rows first."
-            )
-
-    def _run(self, cur, sql: str, params: list) -> None:
-        try:
-            cur.execute(sql, params)
-        except DatabaseError as exc:  # a constraint, a foreign key, a value the column type refuses
-            raise ImportRefused(f"{self.spec.table}: {str(exc).strip().splitlines()[0]}") from None
+# A version 7 UUID made in SQL (Postgres 15+ has no uuidv7()): the current millisecond over the first 48 bits
+# of a random UUID, its version nibble set from 4 to 7.
+SQL_UUID7 = ("encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing "
+             "substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3) FROM 1 FOR 6), "
+             "52, 1), 53, 1), 'hex')::uuid")
 
 
-@dataclass(frozen=True)
-class _Table:
-    """What the catalog says about a table: its columns, the ones an insert may set, its primary key, and
-    the generated and identity columns left out of the file."""
+def enqueue_imported(sql: str, params: Mapping[str, Any]) -> list:
+    """Run one ``INSERT INTO <outbox> ... SELECT ... RETURNING outbox_id`` (the outbox rows of every imported
+    note or document, in the import's transaction); returns the new outbox ids in their order."""
+    with connection.cursor() as cur:
+        cur.execute(sql, params)
+        return [outbox_id for (outbox_id,) in cur.fetchall()]
 
-    columns: tuple[str, ...]
-    insertable: tuple[str, ...]
-    key: tuple[str, ...]
-    skipped: list[str]
 
-    @property
-    def order(self) -> str:
-        return ", ".join(f"t.{c}" for c in self.key)
+def dispatch_after_commit(task_name: str, outbox_ids: list, *, every: int, log: logging.Logger) -> None:
+    """Once the import commits, send one task per ``every`` outbox rows (each claims its row and the due rows
+    beside it). Sent from this thread, in order, not through the bounded publisher queue: an import of a
+    million notes has tens of thousands of them. The first failed send stops the sending: the outbox sweep
+    claims whatever is left."""
 
-    @classmethod
-    def of(cls, table: str) -> _Table:
-        with connection.cursor() as cur:
-            cur.execute(
-                """
-                SELECT a.attname, a.attgenerated <> '' OR a.attidentity <> '',
-                       COALESCE(a.attnum = ANY(i.indkey), false)
-                FROM pg_attribute a
-                LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary
-                WHERE a.attrelid = %s::regclass AND a.attnum > 0 AND NOT a.attisdropped
-                ORDER BY a.attnum
-                """,
-                [table],
-            )
-            rows = cur.fetchall()
-        if not rows:
-            raise ImportRefused(f"this database has no table {table}")
-        skipped = [name for name, skip, _ in rows if skip]
-        key = tuple(name for name, _, pk in rows if pk)
-        columns = tuple(name for name, _, _ in rows)
-        return cls(columns, tuple(c for c in columns if c not in skipped), key, skipped)
+    def send() -> None:
+        for outbox_id in outbox_ids[::every]:
+            if not send_outbox_task(task_name, outbox_id, log=log):
+                return
+
+    if outbox_ids:
+        transaction.on_commit(send)

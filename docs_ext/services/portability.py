@@ -5,11 +5,15 @@ embedding version."""
 
 from __future__ import annotations
 
-from elf_domain.vocabulary import OutboxOp
-from elf_kernel.portability import TableSpec, owned_by_tenant
+import logging
 
-from ..indexing.outbox import enqueue
-from ..models import DocDocument, DocStatus
+from elf_domain.vocabulary import OutboxOp, OutboxStatus
+from elf_kernel.portability import TableSpec, dispatch_after_commit, enqueue_imported, owned_by_tenant
+
+from ..indexing.outbox import PROCESS_TASK
+from ..models import DocStatus
+
+log = logging.getLogger("elf.docs.indexing")
 
 DOCS = f"(SELECT d.doc_id FROM doc_documents d WHERE {owned_by_tenant('d')})"
 
@@ -22,11 +26,14 @@ TABLES = (
 
 
 def reindex_imported(*, tenant_id: str, project_id: str | None, embedding_version: str) -> int:
-    """Queue an UPSERT for every active document of the imported tenant (in the import's transaction)."""
-    docs = DocDocument.objects.filter(tenant_id=tenant_id, status=DocStatus.ACTIVE)
-    if project_id is not None:
-        docs = docs.filter(project_id=project_id)
-    doc_ids = list(docs.order_by("doc_id").values_list("doc_id", flat=True))
-    for doc_id in doc_ids:
-        enqueue(doc_id=doc_id, op=OutboxOp.UPSERT, embedding_version=embedding_version)
-    return len(doc_ids)
+    """Queue an UPSERT for every active document of the imported tenant (in the import's transaction): one
+    INSERT ... SELECT, then once the import commits one task per document."""
+    ids = enqueue_imported(
+        f"INSERT INTO doc_indexing_outbox (outbox_id, doc_id, op, embedding_version, status) "
+        f"SELECT gen_random_uuid(), d.doc_id, %(op)s, %(version)s, %(status)s FROM doc_documents d "
+        f"WHERE {owned_by_tenant('d')} AND d.status = %(active)s ORDER BY d.doc_id RETURNING outbox_id",
+        {"tenant": tenant_id, "project": project_id, "op": OutboxOp.UPSERT.value, "version": embedding_version,
+         "status": OutboxStatus.PENDING.value, "active": DocStatus.ACTIVE.value},
+    )
+    dispatch_after_commit(PROCESS_TASK, ids, every=1, log=log)
+    return len(ids)

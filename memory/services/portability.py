@@ -1,16 +1,20 @@
 """The notes' part of a tenant export (manage.py export_tenant / import_tenant; the mechanics are in
 elf_kernel.portability): notes with their versions, structured fields, hits and ingest decisions, grants,
 ingestion profiles and defaults; with vectors, the chunks and their vectors too. After an import every active
-note gets an indexing outbox row: the worker reuses an imported vector whose chunk text and embedding version
-match (no provider call) and embeds only what has none."""
+note gets an indexing outbox row (one set-based insert): the worker reuses an imported vector whose chunk
+text and embedding version match (no provider call) and embeds only what has none."""
 
 from __future__ import annotations
 
-from elf_domain.vocabulary import OutboxOp
-from elf_kernel.portability import Row, TableSpec, owned_by_tenant
+import logging
 
-from ..indexing.outbox import enqueue
-from ..models import MemoryNote, NoteStatus
+from elf_domain.vocabulary import OutboxOp, OutboxStatus
+from elf_kernel.portability import SQL_UUID7, Row, TableSpec, dispatch_after_commit, enqueue_imported, owned_by_tenant
+
+from ..indexing.outbox import PROCESS_TASK, ROWS_PER_TASK
+from ..models import NoteStatus
+
+log = logging.getLogger("elf.indexing")
 
 NOTES = f"(SELECT n.note_id FROM memory_notes n WHERE {owned_by_tenant('n')})"
 
@@ -43,11 +47,14 @@ TABLES = (
 
 
 def reindex_imported(*, tenant_id: str, project_id: str | None, embedding_version: str) -> int:
-    """Queue an UPSERT for every active note of the imported tenant (in the import's transaction)."""
-    notes = MemoryNote.objects.filter(tenant_id=tenant_id, status=NoteStatus.ACTIVE)
-    if project_id is not None:
-        notes = notes.filter(project_id=project_id)
-    note_ids = list(notes.order_by("note_id").values_list("note_id", flat=True))
-    for note_id in note_ids:
-        enqueue(note_id=note_id, op=OutboxOp.UPSERT, embedding_version=embedding_version)
-    return len(note_ids)
+    """Queue an UPSERT for every active note of the imported tenant (in the import's transaction): one
+    INSERT ... SELECT, then once the import commits one task per ROWS_PER_TASK rows."""
+    ids = enqueue_imported(
+        f"INSERT INTO indexing_outbox (outbox_id, note_id, op, embedding_version, status) "
+        f"SELECT {SQL_UUID7}, n.note_id, %(op)s, %(version)s, %(status)s FROM memory_notes n "
+        f"WHERE {owned_by_tenant('n')} AND n.status = %(active)s ORDER BY n.note_id RETURNING outbox_id",
+        {"tenant": tenant_id, "project": project_id, "op": OutboxOp.UPSERT.value, "version": embedding_version,
+         "status": OutboxStatus.PENDING.value, "active": NoteStatus.ACTIVE.value},
+    )
+    dispatch_after_commit(PROCESS_TASK, ids, every=ROWS_PER_TASK, log=log)
+    return len(ids)

@@ -102,9 +102,17 @@ def normalize(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
+# Characters that may be forbidden: all but printable ASCII (and tab/newline/CR where those are allowed). Printable
+# ASCII is never a control or invisible character, so only these need a look; a regex finds them at C speed.
+_MAYBE_FORBIDDEN = regex.compile(r"[^\x20-\x7e]")
+_MAYBE_FORBIDDEN_WITH_NEWLINES = regex.compile(r"[^\x20-\x7e\n\r\t]")
+
+
 def first_forbidden_char(text: str, *, allow_newlines: bool) -> str | None:
     """The first control (Unicode Cc/Cf/Co/Cs/Cn) or invisible character; tabs/newlines only where allowed."""
-    for ch in text:
+    candidates = (_MAYBE_FORBIDDEN_WITH_NEWLINES if allow_newlines else _MAYBE_FORBIDDEN).finditer(text)
+    for m in candidates:
+        ch = m.group()
         if ch in INVISIBLE:
             return ch
         if ch in ALLOWED_CONTROLS:
@@ -118,6 +126,12 @@ def first_forbidden_char(text: str, *, allow_newlines: bool) -> str | None:
 
 def _code_point(ch: str) -> str:
     return f"U+{ord(ch):04X}"
+
+
+def check_characters(text: str, *, allow_newlines: bool) -> GateFailure | None:
+    """The character and script steps of the gate on ``text`` as given (already NFKC): no control or invisible
+    character (newline/CR/tab only where allowed), Latin/Common/Inherited scripts only."""
+    return _check_chars(text, allow_newlines=allow_newlines)
 
 
 def _check_chars(text: str, *, allow_newlines: bool) -> GateFailure | None:
@@ -227,7 +241,13 @@ def _check_natural_language(text: str, thresholds: LidThresholds) -> GateFailure
     failure = _check_chars(normalized, allow_newlines=True)
     if failure is not None:
         return failure
-    prose = prose_for_lid(normalized)
+    return check_language(normalized, thresholds)
+
+
+def check_language(text: str, thresholds: LidThresholds = REFERENCE_LID_THRESHOLDS) -> GateFailure | None:
+    """The LID step alone on ``text`` (already NFKC): NOT_ENGLISH when its prose is long and letter-dense enough
+    and py3langid names another language with confidence >= threshold; None otherwise."""
+    prose = prose_for_lid(text)
     if not lid_applies(prose, thresholds):
         return None
     language, confidence = identify_language(prose)

@@ -3,7 +3,9 @@ and the JSONPaths reported for a request body."""
 
 from __future__ import annotations
 
+import random
 import threading
+import unicodedata
 
 import pytest
 
@@ -313,3 +315,25 @@ def test_a_text_checked_again_gets_the_first_verdict_without_a_second_language_c
     again = [check_natural_language(english), check_natural_language(french)]
     assert first == again and first[0] is None and first[1].reason_code == "NOT_ENGLISH"
     assert len(calls) == 2  # one language check per distinct text
+
+
+def _first_forbidden_by_definition(text: str, allow_newlines: bool) -> str | None:
+    for ch in text:
+        if ch in english_gate.INVISIBLE or (ch in english_gate.ALLOWED_CONTROLS and not allow_newlines):
+            return ch
+        if ch not in english_gate.ALLOWED_CONTROLS and unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Cn"):
+            return ch
+    return None
+
+
+def test_the_character_scan_finds_what_a_look_at_every_character_finds():
+    # first_forbidden_char looks only at characters outside printable ASCII (found by a regex); the answer must
+    # be the per-character definition's, for every code point alone and inside mixed texts.
+    rng = random.Random(35)
+    singles = [chr(cp) for cp in range(0x3400)] + [chr(cp) for cp in range(0x3400, 0x110000, 89)]
+    mixed = ["".join(chr(rng.choice((rng.randrange(0x80), rng.randrange(0x3000), rng.randrange(0x110000))))
+                     for _ in range(rng.randrange(40))) for _ in range(3000)]
+    for text in singles + mixed:
+        for allow in (True, False):
+            assert english_gate.first_forbidden_char(text, allow_newlines=allow) == _first_forbidden_by_definition(
+                text, allow), (text, allow)

@@ -11,13 +11,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from elf_config import ElfConfig
-from elf_domain.english_gate import source_ref_fields
+from elf_domain.english_gate import collect_non_english, source_ref_fields
 from elf_domain.spaces import home_project, scope_writable
 from elf_domain.vocabulary import OutboxOp
-from elf_kernel.api.english_fields import NATURAL, require_english
+from elf_kernel.api.english_fields import NATURAL
 from elf_kernel.context import RequestContext
-from elf_kernel.errors import ElfError, NotFound, ScopeDenied
+from elf_kernel.errors import ElfError, NonEnglishInput, NotFound, ScopeDenied
 
+from ..domain.body_gate import check_document_body
 from ..domain.chunking import TooManyChunks, chunk_document
 from ..domain.excerpts import blake3_hex
 from ..indexing.outbox import enqueue
@@ -47,16 +48,17 @@ def check_writable(cfg: ElfConfig, scope: str, path: str) -> None:
 
 def put_doc(*, cfg: ElfConfig, ctx: RequestContext, scope: str, title: str | None, content: str,
             source_ref: dict | None) -> tuple[DocDocument, int]:
-    """docs_put: the content, a title and the source_ref's strings meet the English gate (422 naming every
-    failing field), then the document and its chunks are stored and its indexing queued; returns the document
-    and its chunk count."""
+    """docs_put: the content (by windows above a size: ``domain.body_gate``), a title and the source_ref's
+    strings meet the English gate (422 naming every failing field, in that order), then the document and its
+    chunks are stored and its indexing queued; returns the document and its chunk count."""
     require_enabled(cfg)
-    fields = [("$.content", content, NATURAL)]
-    if title:
-        fields.append(("$.title", title, NATURAL))
+    failing = [] if check_document_body(content) is None else ["$.content"]
+    fields = [("$.title", title, NATURAL)] if title else []
     if source_ref is not None:
         fields += list(source_ref_fields(source_ref, "$.source_ref"))
-    require_english(fields)
+    failing += collect_non_english(fields)
+    if failing:
+        raise NonEnglishInput(failing)
     return _store(cfg=cfg, ctx=ctx, scope=scope, title=title, content=content, source_ref=source_ref)
 
 

@@ -1,12 +1,12 @@
 """elf-bench search -c elf.toml: search latency at growing note counts against a running ELF (`make run`), each
 figure beside its floor.
 
-For each size (default 1k, 10k, 100k, cumulative under one fresh tenant) the notes are bulk-loaded the way
-the indexing worker would leave them: rows in memory_notes / memory_note_chunks / note_chunk_embeddings /
-note_embeddings (binary COPY) and one Qdrant point per note (dense + BM25). Texts are LoCoMo dialogue
-sentences; only the distinct sentences (about 12k, fewer for small sizes) are embedded with the local model,
-and a note repeating a sentence gets that vector plus small Gaussian noise (re-normalised) and a distinct
-suffix, so 100k notes load in minutes instead of hours of embedding.
+For each size (default 1k, 10k, 100k, cumulative under one fresh tenant) the notes are bulk-loaded
+(bench.note_loader) the way the indexing worker would leave them: rows in memory_notes / memory_note_chunks /
+note_chunk_embeddings / note_embeddings (binary COPY) and one Qdrant point per note (dense + BM25). Texts are
+LoCoMo dialogue sentences; only the distinct sentences (about 12k, fewer for small sizes) are embedded with the
+local model, and a note repeating a sentence gets that vector plus small Gaussian noise (re-normalised) and a
+distinct suffix, so 100k notes load in minutes instead of hours of embedding.
 
 Queries are LoCoMo questions, sent over HTTP to POST /v2/searches in both modes; every (size, mode) pass has
 questions of its own, so the service's query-vector cache never answers one. Server time is the
@@ -25,26 +25,17 @@ import sys
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
-import numpy as np
-import psycopg
 import requests
-from pgvector.psycopg import register_vector
-from qdrant_client import QdrantClient
 
-from bench.add_note_bench import LOCOMO, load_average, sentences
+from bench.add_note_bench import LOCOMO, load_average
+from bench.note_loader import NoteLoader, Owner
 from bench.search_floor import WHAT, QueryFloor, SearchFloor, ratio
 from bench.server_timing import duration, timings, vector_cached
 from bench.stats import percentile, table
 from bench.target import loopback_base_url
 from elf_config import load_config
-from elf_infra.index import bm25
-from elf_infra.index.notes_collection import chunk_point, ensure_notes_collection
-from elf_infra.providers.local_embedder import LocalEmbedder
 
-NOISE = 0.02
-UPSERT_BATCH = 512
 WARM_UP = 5
 # The one caller every bulk-loaded note belongs to and every query is sent as.
 PROJECT, AGENT, READ_PROFILE = "bench", "agent-0", "private_only"
@@ -63,129 +54,20 @@ def _pct(values: list[float], p: float) -> float:
 
 
 class Loader:
-    def __init__(self, cfg, tenant: str, distinct: int = 20000):
-        self.cfg, self.tenant = cfg, tenant
-        self.base = sentences(distinct)
-        t0 = time.perf_counter()
-        self.base_vecs = np.asarray(LocalEmbedder(cfg.providers.embedding.model).embed(self.base), dtype=np.float32)
-        print(f"embedded {len(self.base)} distinct sentences in {time.perf_counter() - t0:.1f} s", flush=True)
-        self.rng = np.random.default_rng(7)
-        self.loaded = 0
-        self.qdrant = QdrantClient(url=cfg.storage.qdrant.url, timeout=120)
-        ensure_notes_collection(self.qdrant, cfg.storage.qdrant.collection, cfg.storage.qdrant.vector_dim)
+    """Loads notes for one tenant (as PROJECT / AGENT) up to a growing total: bench.note_loader's NoteLoader."""
 
-    def _note(self, i: int) -> tuple[str, np.ndarray]:
-        j, rep = i % len(self.base), i // len(self.base)
-        if rep == 0:
-            return self.base[j], self.base_vecs[j]
-        v = self.base_vecs[j] + self.rng.normal(0, NOISE, self.base_vecs.shape[1]).astype(np.float32)
-        return f"{self.base[j]} (copy {rep})", v / np.linalg.norm(v)
+    def __init__(self, cfg, tenant: str, distinct: int = 20000):
+        self.notes = NoteLoader(cfg, distinct)
+        self.owner = Owner(tenant, PROJECT, AGENT)
+        self.loaded = 0
 
     def load_to(self, total: int) -> float:
-        t0 = time.perf_counter()
-        cfg, ev, dim = self.cfg, self.cfg.embedding_version, self.cfg.storage.qdrant.vector_dim
-        now = datetime.now(UTC)
-        rows = []
-        for i in range(self.loaded, total):
-            text, vec = self._note(i)
-            rows.append((uuid.uuid4(), uuid.uuid4(), text, vec))
-        with psycopg.connect(cfg.storage.postgres.dsn) as conn:
-            register_vector(conn)
-            with conn.cursor() as cur:
-                with cur.copy(
-                    "COPY memory_notes (note_id, tenant_id, project_id, agent_id, scope, type, text, importance, "
-                    "confidence, status, created_at, updated_at, embedding_version, source_ref) "
-                    "FROM STDIN WITH (FORMAT BINARY)"
-                ) as cp:
-                    cp.set_types(
-                        [
-                            "uuid",
-                            "text",
-                            "text",
-                            "text",
-                            "text",
-                            "text",
-                            "text",
-                            "real",
-                            "real",
-                            "text",
-                            "timestamptz",
-                            "timestamptz",
-                            "text",
-                            "jsonb",
-                        ]
-                    )
-                    for note_id, _, text, _ in rows:
-                        cp.write_row(
-                            (
-                                note_id,
-                                self.tenant,
-                                PROJECT,
-                                AGENT,
-                                "agent_private",
-                                "fact",
-                                text,
-                                0.5,
-                                0.9,
-                                "active",
-                                now,
-                                now,
-                                ev,
-                                psycopg.types.json.Jsonb({}),
-                            )
-                        )
-                with cur.copy(
-                    "COPY memory_note_chunks (chunk_id, note_id, chunk_index, start_offset, end_offset, text, "
-                    "embedding_version) FROM STDIN WITH (FORMAT BINARY)"
-                ) as cp:
-                    cp.set_types(["uuid", "uuid", "int4", "int4", "int4", "text", "text"])
-                    for note_id, chunk_id, text, _ in rows:
-                        cp.write_row((chunk_id, note_id, 0, 0, len(text.encode()), text, ev))
-                for table, key in (("note_chunk_embeddings", "chunk_id"), ("note_embeddings", "note_id")):
-                    with cur.copy(
-                        f"COPY {table} ({key}, embedding_version, embedding_dim, vec) FROM STDIN WITH (FORMAT BINARY)"
-                    ) as cp:
-                        cp.set_types(["uuid", "text", "int4", "vector"])
-                        for note_id, chunk_id, _, vec in rows:
-                            cp.write_row((chunk_id if key == "chunk_id" else note_id, ev, dim, vec))
-        for b in range(0, len(rows), UPSERT_BATCH):
-            points = [
-                chunk_point(
-                    chunk_id=c,
-                    note_id=n,
-                    chunk_index=0,
-                    start_offset=0,
-                    end_offset=len(t.encode()),
-                    tenant_id=self.tenant,
-                    project_id=PROJECT,
-                    agent_id=AGENT,
-                    scope="agent_private",
-                    note_type="fact",
-                    key=None,
-                    status="active",
-                    updated_at=now,
-                    expires_at=None,
-                    importance=0.5,
-                    confidence=0.9,
-                    embedding_version=ev,
-                    dense=v,
-                    bm25=bm25.embed_document(t),
-                )
-                for n, c, t, v in rows[b : b + UPSERT_BATCH]
-            ]
-            self.qdrant.upsert(cfg.storage.qdrant.collection, points=points, wait=True)
+        seconds = self.notes.load(self.owner, self.loaded, total - self.loaded)
         self.loaded = total
-        return time.perf_counter() - t0
+        return seconds
 
     def wait_green(self, timeout: float = 900) -> float:
-        t0 = time.perf_counter()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            info = self.qdrant.get_collection(self.cfg.storage.qdrant.collection)
-            if str(info.status).lower().endswith("green"):
-                break
-            time.sleep(1)
-        return time.perf_counter() - t0
+        return self.notes.wait_green(timeout)
 
 
 def server_ms(headers) -> float:

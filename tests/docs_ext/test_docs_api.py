@@ -117,6 +117,21 @@ def test_limits_and_the_english_gate_name_the_field(svc):
     assert rows(svc, "SELECT count(*) FROM doc_documents WHERE tenant_id = %s", (t,)) == [(0,)]
 
 
+def test_a_long_body_with_a_stretch_of_another_language_is_refused(svc):
+    # Above 8 KiB the body's LID reads 1 KiB windows every 4 KiB (docs_ext.domain.body_gate): 5,119 bytes of
+    # French anywhere hold a whole window. The failing fields keep their order: the content first, then the title.
+    t = tenant()
+    french = ("Le port ouvre ses portes à neuf heures et ferme à dix-sept heures en semaine. Les bateaux amarrent "
+              "au quai est après six heures du soir, quand la marée le permet. ") * 40
+    base = CONTENT * 3
+    body = base[:7001] + french.encode()[:5200].decode(errors="ignore") + base[7001:]
+    assert len(body.encode()) < LIMIT
+    r = put(svc, t, content=body, title="Руководство гавани")
+    assert r.status_code == 422 and r.json()["fields"] == ["$.content", "$.title"], r.text
+    assert put(svc, t, content=base).status_code == 200
+    assert rows(svc, "SELECT count(*) FROM doc_documents WHERE tenant_id = %s", (t,)) == [(1,)]
+
+
 def test_each_use_case_judges_its_own_text(svc):
     t = tenant()
     doc_id = put(svc, t, content=SECTION).json()["doc_id"]

@@ -9,7 +9,8 @@ for the background work of the one before; what a level leaves behind is printed
 --duration seconds or until every agent has made --max-ops requests, whichever comes first. Reported per
 level: requests/s, p50, p95 and p99 latency overall and per kind, and the error count (any non-200 answer or
 transport error).
-Loopback targets only.
+Loopback targets only. ``--mix`` runs bench.concurrency_mix instead: searches and three kinds of writes at once,
+with the indexing lag during and after the run.
 
 The service keeps a cache of query vectors per API process, so a question asked again is not embedded again.
 LoCoMo has about 2,000 questions and a 32-agent level asks about 4,000, and every run draws from the same
@@ -145,6 +146,10 @@ def _fmt(lat: list[float]) -> str:
 
 
 def main(argv: list[str]) -> int:
+    if "--mix" in argv:
+        from bench import concurrency_mix
+
+        return concurrency_mix.main([a for a in argv if a != "--mix"])
     ap = argparse.ArgumentParser(prog="elf-bench concurrency", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-c", "--config", required=True)

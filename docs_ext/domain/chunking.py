@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+TARGET_BYTES, OVERLAP_BYTES, MAX_CHUNKS = 2048, 256, 4096  # doc-extension-v1 "Limits"
+
 # Breaks preferred for a cut, best first; a cut falls just after the break.
 _BREAKS = (b"\n\n", b"\n", b". ", b"? ", b"! ", b" ")
 

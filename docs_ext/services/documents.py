@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import replace
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from elf_config import ElfConfig
@@ -19,14 +19,15 @@ from elf_kernel.context import RequestContext
 from elf_kernel.errors import ElfError, NonEnglishInput, NotFound, ScopeDenied
 
 from ..domain.body_gate import check_document_body
-from ..domain.chunking import TooManyChunks, chunk_document
+from ..domain.chunking import MAX_CHUNKS, OVERLAP_BYTES, TARGET_BYTES, DocChunkSpan, TooManyChunks, chunk_document
 from ..domain.excerpts import blake3_hex
 from ..indexing.outbox import enqueue
-from ..models import DocChunk, DocDocument, DocStatus
+from ..models import DocDocument, DocStatus
 from ..selectors import chunk_count, owned_doc, readable_docs
 from .docs_enabled import require_enabled
 
-TARGET_BYTES, OVERLAP_BYTES, MAX_CHUNKS = 2048, 256, 4096  # doc-extension-v1 "Limits"
+_COPY_CHUNKS = ("COPY doc_chunks (chunk_id, doc_id, chunk_index, start_offset, end_offset, chunk_text, chunk_hash) "
+                "FROM STDIN")
 
 
 class DocTooLarge(ElfError):
@@ -81,11 +82,16 @@ def _store(*, cfg: ElfConfig, ctx: RequestContext, scope: str, title: str | None
         tenant_id=home.tenant_id, project_id=home.project_id, agent_id=ctx.agent_id, scope=scope, title=title,
         source_ref=source_ref, content=content, content_hash=blake3_hex(data), content_bytes=len(data),
         status=DocStatus.ACTIVE, created_at=now, updated_at=now)
-    DocChunk.objects.bulk_create([
-        DocChunk(doc=doc, chunk_index=c.index, start_offset=c.start, end_offset=c.end, chunk_text=c.text,
-                 chunk_hash=blake3_hex(c.text)) for c in chunks])
+    _copy_chunks(doc.doc_id, chunks)
     enqueue(doc_id=doc.doc_id, op=OutboxOp.UPSERT, embedding_version=cfg.embedding_version)
     return doc, len(chunks)
+
+
+def _copy_chunks(doc_id: uuid.UUID, chunks: list[DocChunkSpan]) -> None:
+    """The document's chunks as rows of ``doc_chunks`` in one COPY, in the current transaction."""
+    with connection.cursor() as cur, cur.copy(_COPY_CHUNKS) as copy:
+        for c in chunks:
+            copy.write_row((uuid.uuid4(), doc_id, c.index, c.start, c.end, c.text, blake3_hex(c.text)))
 
 
 def get_doc(*, cfg: ElfConfig, ctx: RequestContext, doc_id: uuid.UUID) -> tuple[DocDocument, int]:

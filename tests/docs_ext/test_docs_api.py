@@ -107,6 +107,10 @@ def test_limits_and_the_english_gate_name_the_field(svc):
     assert cyrillic.status_code == 422 and cyrillic.json()["fields"] == ["$.content"]
     title = put(svc, t, title="Руководство гавани", content=SECTION)
     assert title.status_code == 422 and title.json()["fields"] == ["$.title"]
+    surrogate = requests.post(svc.public + "/v2/docs", data='{"scope": "agent_private", "content": "a \\ud800 b"}',
+                              headers={**headers(tenant=t), "Content-Type": "application/json"}, timeout=10)
+    assert surrogate.status_code == 400 and surrogate.json()["fields"] == ["$.content"], surrogate.text
+    assert "U+D800" in surrogate.text
     bad_span = requests.post(
         svc.public + "/v2/docs/excerpts",
         headers=headers(tenant=t),

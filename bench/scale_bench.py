@@ -15,6 +15,7 @@ Per stage:
 - overlap@10 of the dense leg against exact search (bench.scale_probe) on --overlap-sample questions;
 - PSS and RSS of every process of the stack, and disk per note in Postgres and Qdrant (bench.scale_probe);
 - the load average.
+With --lock FILE each stage's measurements (not its loading) run under an exclusive flock on FILE.
 After each stage the markdown tables (scale.md) and the growth plot (scale.png) in --out are rewritten, so a
 run cut short keeps what it measured.
 
@@ -25,9 +26,13 @@ tenants NAME-t0000 ... of --tenants.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import shlex
 import sys
+import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -62,6 +67,21 @@ def notes_of(dsn: str, tenant: str) -> int:
         return conn.execute("SELECT count(*) FROM memory_notes WHERE tenant_id = %s", [tenant]).fetchone()[0]
 
 
+@contextmanager
+def held(path: str | None) -> Iterator[float]:
+    """An exclusive flock on ``path`` while the block runs (none without a path); yields the seconds waited."""
+    if not path:
+        yield 0.0
+        return
+    with open(path, "a") as f:
+        t0 = time.monotonic()
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield time.monotonic() - t0
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 class Run:
     def __init__(self, args, cfg, base: str):
         self.args, self.cfg, self.base = args, cfg, base
@@ -71,18 +91,21 @@ class Run:
         self.notes: list[str] = []
 
     def measure(self, stage: Stage, tenant: str, sets: list[list[str]]) -> None:
-        floor = SearchFloor(self.cfg, tenant=tenant, project=PROJECT, agent=AGENT, read_profile=READ_PROFILE)
-        try:
-            for mode in MODES:
-                stage.passes[mode] = run_pass(self.base, tenant, sets.pop(0), mode, floor)
-        finally:
-            floor.close()
-        sample = questions(self.args.overlap_sample)
-        stage.overlap, stage.overlap_n = overlap_at_10(self.cfg, sample, tenant=tenant, project=PROJECT, agent=AGENT,
-                                                       read_profile=READ_PROFILE), len(sample)
-        stage.memory = memory(self.cfg, self.args.config)
-        stage.disk = disk(self.cfg)
-        stage.load_average = load_average()
+        with held(self.args.lock) as waited:
+            if self.args.lock:
+                print(f"measuring under {self.args.lock} (waited {waited:.0f} s for it)", flush=True)
+            floor = SearchFloor(self.cfg, tenant=tenant, project=PROJECT, agent=AGENT, read_profile=READ_PROFILE)
+            try:
+                for mode in MODES:
+                    stage.passes[mode] = run_pass(self.base, tenant, sets.pop(0), mode, floor)
+            finally:
+                floor.close()
+            sample = questions(self.args.overlap_sample)
+            stage.overlap, stage.overlap_n = overlap_at_10(self.cfg, sample, tenant=tenant, project=PROJECT,
+                                                           agent=AGENT, read_profile=READ_PROFILE), len(sample)
+            stage.memory = memory(self.cfg, self.args.config)
+            stage.disk = disk(self.cfg)
+            stage.load_average = load_average()
         self.stages.append(stage)
         self.report(stage)
 
@@ -118,6 +141,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--out", default="docs/benchmarks", help="folder of scale.md and scale.png")
     ap.add_argument("--skip-load", action="store_true", help="measure the notes an earlier run loaded (--tenant)")
     ap.add_argument("--tenant", help="the single tenant's name (default: a fresh one; required with --skip-load)")
+    ap.add_argument("--lock", help="a file to flock while each stage measures (not while it loads), so measurements "
+                    "of other runs taking the same lock do not overlap this run's")
     ap.add_argument("--optimize-timeout", type=float, default=3600, help="seconds to wait for Qdrant's optimizer")
     args = ap.parse_args(argv)
     args.argv = argv

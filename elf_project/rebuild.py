@@ -1,5 +1,6 @@
 """Rebuilding every derived Qdrant collection from Postgres vectors: the notes collection
-(memory.indexing.rebuild) and the doc chunks' collection (docs_ext.indexing.rebuild).
+(elf_project.rebuild_notes: one streaming read, upserts overlapping the reading) and the doc chunks' collection
+(docs_ext.indexing.rebuild).
 
 Composed here, in the composition root, because the two apps are siblings and may not import each other.
 The report keeps the notes' three counts at the top level (the shape the endpoint has always had) and adds
@@ -14,7 +15,8 @@ from typing import Any
 from docs_ext.indexing.rebuild import rebuild_docs
 from elf_config import ElfConfig
 from elf_infra.index.rebuild import Progress, RebuildReport
-from memory.indexing.rebuild import rebuild_qdrant
+
+from .rebuild_notes import rebuild_notes
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,6 @@ def rebuild_all(
     *, cfg: ElfConfig, notes_progress: Progress | None = None, docs_progress: Progress | None = None
 ) -> FullRebuildReport:
     """Rebuild the notes collection, then the doc collection; neither calls the embedding provider."""
-    notes = rebuild_qdrant(cfg=cfg, progress=notes_progress)
+    notes = rebuild_notes(cfg=cfg, progress=notes_progress)
     docs = rebuild_docs(cfg=cfg, progress=docs_progress)
     return FullRebuildReport(notes=notes, docs=docs)

@@ -7,15 +7,17 @@ the same NFKC, character and script checks over every character, and language id
 ends at or before the body's end), each judged alone by the same LID step and thresholds as a note, the body
 refused at the first confident non-English window.
 
-The bound: any stretch of ``CAUGHT_STRETCH_BYTES`` (STRIDE + WINDOW - 1) bytes holds a whole window. The
+The bound: any stretch of ``CAUGHT_STRETCH_BYTES`` (STRIDE + WINDOW - 1) bytes (of the NFKC text's UTF-8, the
+form every check judges; for precomposed Latin text the same bytes as sent) holds a whole window. The
 first window starting at or after the stretch's start ``a`` starts before ``a + STRIDE`` and so ends by
 ``a + STRIDE - 1 + WINDOW``. (A window is cut to whole characters, losing at most 3 bytes at each end, which
 only shrinks it inside the stretch.) So a body holding a non-English stretch of that length anywhere has a
-window of that language alone, and LID refuses a window of prose of another language (tests/docs_ext/
-test_docs_body_gate.py places such stretches at every offset of a stride and at random ones). Shorter
-stretches between windows are not read by LID; whole-body LID did not catch them either (a few KiB of
-another language in a long English body leaves the whole body's verdict English). The character and script
-checks read the whole body, so one CJK character or zero-width space anywhere is still refused.
+window of that language alone, and LID refuses a window of prose of another language (tests/domain/
+test_domain_doc_body_gate.py places such stretches at every alignment to the windows and at random offsets,
+in six languages). Shorter stretches between windows are not read by LID. LID over the whole body did not
+catch them either, nor longer ones: 8 KiB of French, Spanish, German, Italian, Portuguese or Dutch in the
+middle of 20 KiB of English dialogue left the whole body's verdict English. The character and script checks
+read the whole body, so one CJK character or zero-width space anywhere is still refused.
 """
 
 from __future__ import annotations

@@ -20,12 +20,14 @@ from acb.services import portability as acb_part
 from core_memory.services import portability as core_memory_part
 from docs_ext.services import portability as docs_part
 from elf_config import ElfConfig
+from elf_infra.index.rebuild import RebuildReport
 from elf_kernel import portability as rows
 from elf_kernel.portability import ImportRefused
 from graph.services import portability as graph_part
 from memory.services import portability as memory_part
 
 from .db_init import VERSION_TABLE
+from .rebuild_notes import rebuild_notes
 
 SPECS = (*memory_part.TABLES, *docs_part.TABLES, *graph_part.TABLES, *core_memory_part.TABLES,
          *acb_part.TABLES)
@@ -40,10 +42,14 @@ class ImportReport:
     counts: dict[str, int]
     notes_queued: int
     docs_queued: int
+    indexed: RebuildReport | None = None  # with index_now: the notes' points upserted by the import itself
 
     def as_dict(self) -> dict:
-        return {"tenant_id": self.tenant_id, "project_id": self.project_id, "counts": self.counts,
-                "reindex": {"notes": self.notes_queued, "docs": self.docs_queued}}
+        report = {"tenant_id": self.tenant_id, "project_id": self.project_id, "counts": self.counts,
+                  "reindex": {"notes": self.notes_queued, "docs": self.docs_queued}}
+        if self.indexed is not None:
+            report["indexed"] = self.indexed.as_dict()
+        return report
 
 
 def export_tenant(*, cfg: ElfConfig, out: TextIO, tenant_id: str, project_id: str | None,
@@ -60,10 +66,17 @@ def export_tenant(*, cfg: ElfConfig, out: TextIO, tenant_id: str, project_id: st
                                 with_vectors=with_vectors)
 
 
-def import_tenant(*, cfg: ElfConfig, lines: Iterable[str], tenant_id: str | None = None) -> ImportReport:
+def import_tenant(*, cfg: ElfConfig, lines: Iterable[str], tenant_id: str | None = None,
+                  index_now: bool = False) -> ImportReport:
     """Import an export into the tenant it names, or into ``tenant_id``, in one transaction; then queue the
     re-indexing of its notes and documents. Raises :class:`ImportRefused` (nothing written) when the file does
-    not fit this database or the target tenant already holds data."""
+    not fit this database or the target tenant already holds data.
+
+    ``index_now`` (the bulk path): only the notes without a vector of the configured embedding version are
+    queued; once the import has committed, the others' points are upserted here from their imported vectors
+    (elf_project.rebuild_notes, this tenant only), a million notes in minutes where the worker, note by note,
+    takes about an hour. Points Qdrant refused are counted in ``indexed.error_count``: the rows are in,
+    ``manage.py rebuild_qdrant`` indexes them."""
     header, records = rows.read_header(lines)
     old, project = header.get("tenant_id"), header.get("project_id")
     if not isinstance(old, str) or not old or not (project is None or isinstance(project, str)):
@@ -81,9 +94,11 @@ def import_tenant(*, cfg: ElfConfig, lines: Iterable[str], tenant_id: str | None
         counts = rows.import_rows(SPECS, records, old_tenant=old, new_tenant=new)
         acb_part.check_keys(new)  # sensitivity-high rows: sealed under this service's key (or refused)
         version = cfg.embedding_version
-        notes = memory_part.reindex_imported(tenant_id=new, project_id=project, embedding_version=version)
+        notes = memory_part.reindex_imported(tenant_id=new, project_id=project, embedding_version=version,
+                                             only_without_vectors=index_now)
         docs = docs_part.reindex_imported(tenant_id=new, project_id=project, embedding_version=version)
-    return ImportReport(new, project, counts, notes, docs)
+    indexed = rebuild_notes(cfg=cfg, tenant_id=new, project_id=project) if index_now else None
+    return ImportReport(new, project, counts, notes, docs, indexed)
 
 
 def _check_fits(cfg: ElfConfig, header: dict) -> None:

@@ -35,14 +35,16 @@ CHUNK_FIELDS = ("chunk_id", "chunk_index", "start_offset", "end_offset", "text")
 LIVE = "n.status = %(active)s AND (n.expires_at IS NULL OR n.expires_at > now())"
 
 
-def rebuild_notes(*, cfg: ElfConfig, progress: Progress | None = None, tenant_id: str | None = None
-                  ) -> RebuildReport:
-    """Upsert a point for every chunk of every active, unexpired note (of ``tenant_id``, when given) from its
-    stored vector."""
+def rebuild_notes(*, cfg: ElfConfig, progress: Progress | None = None, tenant_id: str | None = None,
+                  project_id: str | None = None) -> RebuildReport:
+    """Upsert a point for every chunk of every active, unexpired note (of ``tenant_id`` and ``project_id``,
+    when given) from its stored vector."""
     index = notes_index(cfg)
     index.handle.ensure()
-    params = {"active": NoteStatus.ACTIVE.value, "version": cfg.embedding_version, "tenant": tenant_id}
-    where = LIVE + (" AND n.tenant_id = %(tenant)s" if tenant_id is not None else "")
+    params = {"active": NoteStatus.ACTIVE.value, "version": cfg.embedding_version, "tenant": tenant_id,
+              "project": project_id}
+    where = (LIVE + (" AND n.tenant_id = %(tenant)s" if tenant_id is not None else "")
+             + (" AND n.project_id = %(project)s" if project_id is not None else ""))
     with connection.cursor() as cur:
         cur.execute(f"SELECT count(*) FROM memory_note_chunks c JOIN memory_notes n USING (note_id) WHERE {where}",
                     params)

@@ -46,13 +46,21 @@ TABLES = (
 )
 
 
-def reindex_imported(*, tenant_id: str, project_id: str | None, embedding_version: str) -> int:
+def reindex_imported(*, tenant_id: str, project_id: str | None, embedding_version: str,
+                     only_without_vectors: bool = False) -> int:
     """Queue an UPSERT for every active note of the imported tenant (in the import's transaction): one
-    INSERT ... SELECT, then once the import commits one task per ROWS_PER_TASK rows."""
+    INSERT ... SELECT, then once the import commits one task per ROWS_PER_TASK rows. ``only_without_vectors``:
+    only the notes with a chunk that has no vector of ``embedding_version`` (or no chunk at all); the caller
+    indexes the others from their vectors itself."""
+    missing = ("" if not only_without_vectors else
+               " AND (NOT EXISTS (SELECT 1 FROM memory_note_chunks c WHERE c.note_id = n.note_id) "
+               "OR EXISTS (SELECT 1 FROM memory_note_chunks c WHERE c.note_id = n.note_id AND NOT EXISTS "
+               "(SELECT 1 FROM note_chunk_embeddings e WHERE e.chunk_id = c.chunk_id "
+               "AND e.embedding_version = %(version)s)))")
     ids = enqueue_imported(
         f"INSERT INTO indexing_outbox (outbox_id, note_id, op, embedding_version, status) "
         f"SELECT {SQL_UUID7}, n.note_id, %(op)s, %(version)s, %(status)s FROM memory_notes n "
-        f"WHERE {owned_by_tenant('n')} AND n.status = %(active)s ORDER BY n.note_id RETURNING outbox_id",
+        f"WHERE {owned_by_tenant('n')} AND n.status = %(active)s{missing} ORDER BY n.note_id RETURNING outbox_id",
         {"tenant": tenant_id, "project": project_id, "op": OutboxOp.UPSERT.value, "version": embedding_version,
          "status": OutboxStatus.PENDING.value, "active": NoteStatus.ACTIVE.value},
     )

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from qdrant_client import models
 
+from tests.indexing_helpers import qdrant
 from tests.notes_helpers import rows
 from tests.portability_helpers import manage
 
@@ -175,3 +177,40 @@ def test_a_cut_file_or_a_value_the_table_refuses_writes_nothing(imported):
     done = manage(imported, "import_tenant", "--in", str(path))
     assert done.returncode != 0 and "note_chunk_embeddings:" in done.stderr, done.stderr
     assert counts_of(imported) == before
+
+
+def test_index_now_upserts_the_points_from_the_imported_vectors_and_queues_only_the_rest(imported):
+    """--index-now: the notes with vectors get their points from this process once the import commits (the same
+    points rebuild_qdrant makes); a note whose chunk has no vector of the configured version goes to the worker."""
+    version = imported.cfg.embedding_version
+    records = []
+    for i, text in enumerate(("The ferry leaves at nine.", "The billing service listens on port 8443.",
+                              "Alice leads the platform team.")):
+        for kind, row in note_records(i, text, tenant="indexed", dim=imported.dim):
+            if "embedding_version" in row and kind != "memory_notes":
+                row["embedding_version"] = version
+            if not (i == 2 and kind == "note_chunk_embeddings"):  # the last note's chunk comes without a vector
+                records.append((kind, row))
+    path = write_file(imported.folder / "indexed.jsonl", records, tenant="indexed", dim=imported.dim, schema=8)
+    done = manage(imported, "import_tenant", "--in", str(path), "--index-now")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["indexed"] == {"rebuilt_count": 2, "missing_vector_count": 1, "error_count": 0}
+    assert report["reindex"] == {"notes": 1, "docs": 0}
+    without = next(row["note_id"] for kind, row in records
+                   if kind == "memory_notes" and row["text"].startswith("Alice"))
+    assert rows(imported, "SELECT o.note_id::text FROM indexing_outbox o JOIN memory_notes n USING (note_id) "
+                          "WHERE n.tenant_id = 'indexed'") == [(without,)]
+    client = qdrant(imported)
+    try:
+        points, _ = client.scroll(imported.cfg.storage.qdrant.collection, limit=10, with_vectors=True,
+                                  scroll_filter=models.Filter(must=[models.FieldCondition(
+                                      key="tenant_id", match=models.MatchValue(value="indexed"))]))
+    finally:
+        client.close()
+    vectors = {row["chunk_id"]: row["vec"] for kind, row in records if kind == "note_chunk_embeddings"}
+    assert {str(p.id) for p in points} == set(vectors)
+    for p in points:
+        stored = np.asarray(json.loads(vectors[str(p.id)]))
+        assert p.vector["dense"] == pytest.approx(stored / np.linalg.norm(stored), abs=1e-6)  # cosine: normalised
+        assert p.payload["embedding_version"] == version and p.payload["tenant_id"] == "indexed"

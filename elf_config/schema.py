@@ -33,6 +33,10 @@ AutoInt = int | Literal["auto"]
 DEFAULT_API_THREADS = 4
 DEFAULT_WORKER_PREFETCH = 1
 DEFAULT_WORKER_NICE = 10
+# Indexing whose oldest row waited this long runs at catch_up_nice (memory.indexing.priority): half the 10 s lag
+# issue 35 bounds, so a starved worker starts catching up with time to spare.
+DEFAULT_CATCH_UP_AFTER_SECONDS = 5.0
+DEFAULT_CATCH_UP_NICE = 0
 
 
 @dataclass(frozen=True)
@@ -93,7 +97,9 @@ class WorkerConfig:
     embedded stack's Redis (``DEFAULT_BROKER_URL``, the port elf-stack starts it on).
 
     Sizing (README, "Sizing"): Celery pool processes, tasks each reserves ahead, the CPU niceness of the whole
-    worker (indexing yields the cores to requests) and the local embedder's ONNX threads per pool process."""
+    worker (indexing yields the cores to requests) and the local embedder's ONNX threads per pool process; and
+    the catch-up: indexing whose oldest row waited ``catch_up_after_seconds`` runs at ``catch_up_nice`` until it
+    caught up (memory.indexing.priority; needs the privilege to raise a priority)."""
 
     broker_url: str = DEFAULT_BROKER_URL
     outbox_lease_seconds: float = DEFAULT_OUTBOX_LEASE_SECONDS
@@ -101,6 +107,8 @@ class WorkerConfig:
     prefetch_multiplier: int = DEFAULT_WORKER_PREFETCH
     nice: int = DEFAULT_WORKER_NICE
     embed_threads: AutoInt = AUTO
+    catch_up_after_seconds: float = DEFAULT_CATCH_UP_AFTER_SECONDS
+    catch_up_nice: int = DEFAULT_CATCH_UP_NICE
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ MAX_API_THREADS = 64
 MAX_EMBED_THREADS = 16
 MAX_PREFETCH = 16
 MAX_NICE = 19
+MAX_CATCH_UP_AFTER_S = 3600.0
 # onnxruntime gains little past two threads on this small model (elf_infra.providers.local_embedder).
 MAX_AUTO_EMBED_THREADS = 2
 
@@ -98,4 +99,8 @@ def sizing_problems(cfg: ElfConfig) -> list[str]:
         p.append(f"worker.prefetch_multiplier must be in the range [1, {MAX_PREFETCH}]")
     if not 0 <= w.nice <= MAX_NICE:
         p.append(f"worker.nice must be in the range [0, {MAX_NICE}] (0: the same CPU priority as the API)")
+    if not 0 <= w.catch_up_nice <= MAX_NICE:
+        p.append(f"worker.catch_up_nice must be in the range [0, {MAX_NICE}] (at or above worker.nice: no catch-up)")
+    if not 0 < w.catch_up_after_seconds <= MAX_CATCH_UP_AFTER_S:
+        p.append(f"worker.catch_up_after_seconds must be in the range (0, {MAX_CATCH_UP_AFTER_S:g}]")
     return p

@@ -32,7 +32,7 @@ SLOW_MODULES = frozenset({
     "test_bench_floors", "test_tenant_isolation", "test_lexical_scope", "test_event_log_encryption",
     "test_export_import", "test_faults", "test_search_ranking_formula", "test_backup_restore",
     "test_stack_lifecycle", "test_supersede_eval", "test_worker_db_reuse", "test_indexing_crash",
-    "test_eval_small", "test_fuzz_openapi", "test_bulk_import", "test_bulk_load_smoke",
+    "test_eval_small", "test_fuzz_openapi", "test_bulk_import", "test_bulk_load_smoke", "test_concurrency_mix_smoke",
 })
 
 

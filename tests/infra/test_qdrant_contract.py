@@ -184,7 +184,13 @@ def test_the_scenario_sent_every_kind_of_request(traffic):
              for c in f["should"] if c.get("key") == "observed_ts"]
     assert dated and all(set(c["range"]) == {"gte", "lte"} for c in dated)
     assert any(len(s["filter"].get("should", [])) == 3 for s in legs)  # all_scopes: a clause per scope
-    assert {b["field_schema"] for b in _sent(traffic, "create_field_index")} == {"keyword", "integer"}
+    indexes = [(b["field_name"], b["field_schema"]) for b in _sent(traffic, "create_field_index")]
+    kind = lambda s: s if isinstance(s, str) else s["type"]  # noqa: E731 - a type name or a params object
+    assert {kind(s) for _, s in indexes} == {"keyword", "integer"}
+    # the notes' keyword indexes (notes_collection.keyword_index): tenant_id marked is_tenant, keeping its HNSW
+    # links; the other fields without links of their own
+    assert ("tenant_id", {"type": "keyword", "is_tenant": True}) in indexes
+    assert ("scope", {"type": "keyword", "enable_hnsw": False}) in indexes
     deletes = [b["filter"] for b in _sent(traffic, "delete_points")]
     assert any("must_not" in f for f in deletes) and any("should" in f for f in deletes)
     points = [p for b in _sent(traffic, "upsert_points") for p in b["points"]]

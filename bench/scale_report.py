@@ -53,14 +53,18 @@ def latency_rows(stages: list[Stage]) -> list[list[str]]:
     for s in stages:
         for mode, p in s.passes.items():
             floor = [f.total_ms for f in p.floors]
+            parts = " / ".join(f"{percentile([getattr(f, a) for f in p.floors], 50):.1f}"
+                               for a in ("embed_ms", "qdrant_ms", "postgres_ms"))
             rows.append([f"{s.notes:,}", f"{s.tenants:,} x {s.tenant_notes:,}", mode, str(len(p.server)),
-                         _pp(p.server), _pp(p.client), _pp(floor), _ratio(p.server, floor), _ratio(p.client, floor),
+                         _pp(p.server), _pp(p.client), _pp(floor), parts, _ratio(p.server, floor),
+                         _ratio(p.client, floor),
                          f"{s.overlap:.3f}" if mode == "quick_find" else "", s.load_average.split(" (")[0]])
     return rows
 
 
 LATENCY_HEADER = ["notes in collection", "tenants x notes", "mode", "n", "server p50 / p95", "client p50 / p95",
-                  "floor p50 / p95", "server / floor", "client / floor", "overlap@10", "load avg"]
+                  "floor p50 / p95", "floor p50: embed / qdrant / pg", "server / floor", "client / floor", "overlap@10",
+                  "load avg"]
 
 
 def memory_by_role(stage: Stage) -> dict[str, list[Memory]]:

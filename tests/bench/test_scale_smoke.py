@@ -42,7 +42,8 @@ def test_elf_bench_scale_writes_its_tables_and_plot(svc, tmp_path):
 
     md = (out / "scale.md").read_text()
     latency = md_rows(md, "notes in collection")
-    # notes in collection, tenants x notes, mode, n, server, client, floor, server/floor, client/floor, overlap, load
+    # notes in collection, tenants x notes, mode, n, server, client, floor, floor parts, server/floor, client/floor,
+    # overlap, load
     assert [(r[0], r[1], r[2]) for r in latency] == [("200", "1 x 200", "quick_find"),
                                                      ("200", "1 x 200", "planned_search"),
                                                      ("350", "3 x 50", "quick_find"),
@@ -51,8 +52,9 @@ def test_elf_bench_scale_writes_its_tables_and_plot(svc, tmp_path):
         assert r[3] == "5"
         server_p50, floor_p50 = float(r[4].split(" / ")[0]), float(r[6].split(" / ")[0])
         assert server_p50 > 0 and floor_p50 > 0
-        assert float(r[7].split(" / ")[0]) == pytest.approx(server_p50 / floor_p50, rel=0.05, abs=0.01)
-    overlaps = [float(r[9]) for r in latency if r[2] == "quick_find"]
+        assert float(r[8].split(" / ")[0]) == pytest.approx(server_p50 / floor_p50, rel=0.05, abs=0.01)
+        assert sum(float(x) for x in r[7].split(" / ")) == pytest.approx(floor_p50, rel=0.5)  # p50s of the parts
+    overlaps = [float(r[10]) for r in latency if r[2] == "quick_find"]
     assert len(overlaps) == 2 and all(0.0 <= o <= 1.0 for o in overlaps)
 
     memory = md_rows(md.split("Memory of each process", 1)[1], "notes in collection")

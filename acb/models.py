@@ -14,6 +14,11 @@ def generated_tsv():
     return models.GeneratedField(expression=models.Value(""), output_field=models.TextField(), db_persist=True)
 
 
+def written_by_postgres():
+    """A column Postgres sets (sql/migrations 0010: the writing transaction); Django never writes it."""
+    return models.GeneratedField(expression=models.Value(""), output_field=models.TextField(), db_persist=True)
+
+
 def _texts():
     return ArrayField(models.TextField(), default=list, blank=True)
 
@@ -100,6 +105,39 @@ class AcbChunk(Sealed):
 
     def __str__(self) -> str:
         return f"{self.chunk_id} ({self.token_est} tokens)"
+
+
+class AcbChunkWrite(models.Model):
+    """The transaction that wrote a chunk (sql/migrations 0010: a trigger fills it, so Django never writes it; never
+    exported): which chunks a kept ranking pool has not seen (acb.ranking_pool)."""
+
+    chunk_id = models.TextField(primary_key=True)
+    tenant_id = models.TextField()
+    written_xid = written_by_postgres()
+
+    class Meta:
+        managed = False
+        db_table = "acb_chunk_writes"
+        verbose_name = "chunk write"
+
+    def __str__(self) -> str:
+        return f"{self.chunk_id} written by {self.written_xid}"
+
+
+class AcbChunkEpoch(models.Model):
+    """Bumped when a tenant's chunks are deleted or changed (sql/migrations 0009, 0010): kept ranking pools rank
+    again."""
+
+    tenant_id = models.TextField(primary_key=True)  # '*': a TRUNCATE of every tenant's chunks
+    epoch = models.BigIntegerField()
+
+    class Meta:
+        managed = False
+        db_table = "acb_chunk_epochs"
+        verbose_name = "chunk epoch"
+
+    def __str__(self) -> str:
+        return f"{self.tenant_id}: epoch {self.epoch}"
 
 
 class AcbDecision(Sealed):

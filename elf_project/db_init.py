@@ -90,6 +90,8 @@ EXTRA_INDEXES: dict[str, tuple[str, ...]] = {
     "acb_events": ("idx_acb_events_tenant_ts", "idx_acb_events_tenant_session_ts", "idx_acb_events_tags_gin"),
     "acb_chunks": ("uq_acb_chunks_event_ord", "idx_acb_chunks_tenant_ts", "idx_acb_chunks_session_recent",
                    "idx_acb_chunks_tenant_tsv_gin"),
+    "acb_chunk_writes": ("idx_acb_chunk_writes_tenant_xid",),
+    "acb_chunk_epochs": (),
     "acb_decisions": ("idx_acb_decisions_tenant_status_ts", "idx_acb_decisions_tsv_gin"),
     "acb_tasks": ("idx_acb_tasks_tenant_status_ts",),
     "acb_artifacts": ("idx_acb_artifacts_tenant_ts", "idx_acb_artifacts_project"),

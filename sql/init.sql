@@ -13,3 +13,5 @@ CREATE EXTENSION IF NOT EXISTS vector;
 \ir migrations/0006_note_context.sql
 \ir migrations/0007_global_predicates.sql
 \ir migrations/0008_note_observed_at.sql
+\ir migrations/0009_acb_chunk_log_position.sql
+\ir migrations/0010_acb_chunk_writes.sql

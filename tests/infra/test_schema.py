@@ -69,7 +69,8 @@ SPEC_INDEXES = {
     "idx_memory_ingest_decisions_tenant_scope_pipeline": "memory_ingest_decisions",
 }
 EXTRA_TABLES = {
-    "acb_events", "acb_chunks", "acb_decisions", "acb_tasks", "acb_artifacts", "acb_sessions", "acb_bundles",
+    "acb_events", "acb_chunks", "acb_chunk_writes", "acb_chunk_epochs", "acb_decisions", "acb_tasks", "acb_artifacts",
+    "acb_sessions", "acb_bundles",
     "core_memory_documents",
     "core_memory_versions",
     "core_memory_entries",

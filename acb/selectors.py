@@ -15,6 +15,7 @@ from django.db import connection
 
 from elf_kernel.context import RequestContext
 
+from . import ranking_pool
 from .domain.vocabulary import (
     ALLOWED_SENSITIVITIES,
     ANY_DECISION_STATUS,
@@ -132,30 +133,17 @@ class Hit:
     rank: float
 
 
-# The pool is the newest CANDIDATE_POOL_MAX matches of the tenant (recency is part of the score, and this bounds
-# the ranking work whatever the tenant's size); the best ``scored`` of them by rank are read in full.
-POOL_SQL = """
-WITH pool AS (
-    SELECT c.chunk_id, c.tsv FROM acb_chunks c
-     WHERE c.tenant_id = %(t)s AND c.project_id = %(p)s AND c.tsv @@ to_tsquery('english', %(q)s)
-       AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)
-     ORDER BY c.ts DESC, c.chunk_id DESC LIMIT %(n)s)
-SELECT chunk_id, ts_rank_cd(tsv, to_tsquery('english', %(q)s)) AS rank, count(*) OVER ()
-  FROM pool ORDER BY rank DESC, chunk_id LIMIT %(k)s"""
-
-
 def evidence_pool(view: View, terms: list[str], scored: int) -> tuple[list[Hit], int]:
     """(the ``scored`` best-ranked of the newest CANDIDATE_POOL_MAX matching chunks the view may read, with their
-    text; the pool's size)."""
+    text; the pool's size). The pool is the newest CANDIDATE_POOL_MAX matches of the project (recency is part of
+    the score, and this bounds the ranking work whatever the tenant's size), kept up to date between bundles by
+    ``ranking_pool``."""
     if not terms:
         return [], 0
-    best = _rows(POOL_SQL, view.params(q=or_query(terms), n=CANDIDATE_POOL_MAX, k=scored))
-    if not best:
-        return [], 0
-    rank = {chunk_id: r for chunk_id, r, _ in best}
-    rows = _rows("""SELECT chunk_id, event_id, session_id, ts, kind, token_est, importance, text
-                      FROM acb_chunks WHERE chunk_id = ANY(%(ids)s)""", {"ids": list(rank)})
-    return [Hit(*r, rank[r[0]]) for r in rows], best[0][2]
+    q = or_query(terms)
+    ranked = ranking_pool.rank((view.tenant_id, view.project_id, tuple(view.channels), tuple(view.sensitivities), q),
+                               view.params(q=q), CANDIDATE_POOL_MAX, scored)
+    return [Hit(*ranked.rows[cid], rank) for _ts, cid, rank in ranked.best if cid in ranked.rows], ranked.pool_size
 
 
 RecentRow = tuple  # (chunk_id, event_id, ts, kind, actor_type, actor_id, token_est, text, artifact_id)

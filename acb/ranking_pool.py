@@ -13,7 +13,8 @@ again:
   snapshot; domain.pool merges them in by the full query's own order;
 - a deleted or changed chunk (rebuild_chunks, a tenant's deletion, an UPDATE, TRUNCATE) bumps the epoch in the
   same transaction (``acb_chunk_epochs``, sql/migrations 0009): a pool kept at another epoch is ranked again in
-  full.
+  full. The epoch also names the database (its oid), so a database restored under a running API (new
+  transaction ids, older rows) ranks every pool again.
 
 So every bundle sees every event committed before its statement, as the full query would, and the same pool gives
 the same best SCORED_MAX (tests/acb/test_incremental_pool.py builds both ways after interleaved writes and compares).
@@ -38,7 +39,8 @@ KEEP_POOLS = 64  # pools kept per API process (least recently used goes first); 
 # three arrays come from one aggregation, so they are aligned; their order does not matter (domain.pool sorts).
 FULL_SQL = """
 SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned() IS NULL,
-       (SELECT coalesce(sum(epoch), 0) FROM acb_chunk_epochs WHERE tenant_id IN (%(t)s, '*')),
+       (SELECT oid FROM pg_database WHERE datname = current_database())::text || ':'
+           || (SELECT coalesce(sum(epoch), 0) FROM acb_chunk_epochs WHERE tenant_id IN (%(t)s, '*'))::text,
        p.ids, p.tss, p.ranks
   FROM (SELECT array_agg(chunk_id) AS ids, array_agg(ts) AS tss, array_agg(rank) AS ranks
           FROM (SELECT chunk_id, ts, ts_rank_cd(tsv, to_tsquery('english', %(q)s)) AS rank
@@ -52,7 +54,8 @@ SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned() IS NULL,
 # the new snapshot, in the same statement.
 DELTA_SQL = """
 SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned() IS NULL,
-       (SELECT coalesce(sum(epoch), 0) FROM acb_chunk_epochs WHERE tenant_id IN (%(t)s, '*')),
+       (SELECT oid FROM pg_database WHERE datname = current_database())::text || ':'
+           || (SELECT coalesce(sum(epoch), 0) FROM acb_chunk_epochs WHERE tenant_id IN (%(t)s, '*'))::text,
        d.ids, d.tss, d.ranks
   FROM (SELECT array_agg(chunk_id) AS ids, array_agg(ts) AS tss, array_agg(rank) AS ranks
           FROM (SELECT c.chunk_id, c.ts, ts_rank_cd(c.tsv, to_tsquery('english', %(q)s)) AS rank
@@ -70,7 +73,7 @@ HITS_SQL = """SELECT chunk_id, event_id, session_id, ts, kind, token_est, import
 @dataclass
 class Kept:
     snapshot: str
-    epoch: int
+    epoch: str  # '<database oid>:<sum of the tenant's and the '*' epochs>'
     pool: list[Entry]
     best: dict[int, list[Entry]] = field(default_factory=dict)  # k -> the pool's best k
     rows: dict[str, tuple] = field(default_factory=dict)  # chunk_id -> its HITS_SQL row, for the best ones

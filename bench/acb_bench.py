@@ -86,7 +86,8 @@ RECENT_SQL = """SELECT chunk_id, event_id, ts, kind, actor_type, actor_id, token
 # the old floor (POOL_SQL plus the recent window, what every bundle ran before) is printed beside it.
 POOL_FULL_SQL = """
 SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned() IS NULL,
-       (SELECT coalesce(sum(epoch), 0) FROM acb_chunk_epochs WHERE tenant_id IN (%(t)s, '*')),
+       (SELECT oid FROM pg_database WHERE datname = current_database())::text || ':'
+           || (SELECT coalesce(sum(epoch), 0) FROM acb_chunk_epochs WHERE tenant_id IN (%(t)s, '*'))::text,
        p.ids, p.tss, p.ranks
   FROM (SELECT array_agg(chunk_id) AS ids, array_agg(ts) AS tss, array_agg(rank) AS ranks
           FROM (SELECT chunk_id, ts, ts_rank_cd(tsv, to_tsquery('english', %(q)s)) AS rank
@@ -97,7 +98,8 @@ SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned() IS NULL,
                          ORDER BY c.ts DESC, c.chunk_id COLLATE "C" DESC LIMIT %(n)s) pool) ranked) p"""
 POOL_DELTA_SQL = """
 SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned() IS NULL,
-       (SELECT coalesce(sum(epoch), 0) FROM acb_chunk_epochs WHERE tenant_id IN (%(t)s, '*')),
+       (SELECT oid FROM pg_database WHERE datname = current_database())::text || ':'
+           || (SELECT coalesce(sum(epoch), 0) FROM acb_chunk_epochs WHERE tenant_id IN (%(t)s, '*'))::text,
        d.ids, d.tss, d.ranks
   FROM (SELECT array_agg(chunk_id) AS ids, array_agg(ts) AS tss, array_agg(rank) AS ranks
           FROM (SELECT c.chunk_id, c.ts, ts_rank_cd(c.tsv, to_tsquery('english', %(q)s)) AS rank

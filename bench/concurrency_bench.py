@@ -153,6 +153,8 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="elf-bench concurrency", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-c", "--config", required=True)
+    ap.add_argument("--mix", action="store_true", help="searches and add_note/add_event/record_event writes at once, "
+                    "with the indexing lag (bench.concurrency_mix; elf-bench concurrency --mix --help for its options)")
     ap.add_argument("--agents", default="1,4,16,32", help="comma-separated agent counts, one level each")
     ap.add_argument("--duration", type=float, default=30.0, help="seconds per level (upper bound)")
     ap.add_argument("--max-ops", type=int, default=400, help="requests per agent per level (upper bound)")

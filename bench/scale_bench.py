@@ -20,7 +20,8 @@ After each stage the markdown tables (scale.md) and the growth plot (scale.png) 
 run cut short keeps what it measured.
 
 --skip-load --tenant NAME measures what an earlier run loaded: tenant NAME's notes, then, if they exist, the
-tenants NAME-t0000 ... of --tenants.
+tenants NAME-t0000 ... of --tenants; --merge adds the rows of earlier runs' scale.md files to the tables and
+the plot.
 """
 
 from __future__ import annotations
@@ -41,7 +42,16 @@ import requests
 from bench.add_note_bench import load_average
 from bench.note_loader import NoteLoader, Owner
 from bench.scale_probe import disk, memory, overlap_at_10
-from bench.scale_report import LATENCY_HEADER, MEMORY_HEADER, Stage, latency_rows, markdown, memory_rows, plot
+from bench.scale_report import (
+    LATENCY_HEADER,
+    MEMORY_HEADER,
+    Stage,
+    latency_rows,
+    markdown,
+    memory_rows,
+    plot,
+    tables,
+)
 from bench.search_bench import AGENT, PROJECT, READ_PROFILE, query_sets, questions, run_pass
 from bench.search_floor import WHAT, SearchFloor
 from bench.stats import table
@@ -89,6 +99,7 @@ class Run:
         self.out = Path(args.out)
         self.command = "elf-bench scale " + shlex.join(args.argv)
         self.notes: list[str] = []
+        self.earlier = [Path(f).read_text() for f in args.merge]
 
     def measure(self, stage: Stage, tenant: str, sets: list[list[str]]) -> None:
         with held(self.args.lock) as waited:
@@ -114,6 +125,8 @@ class Run:
         print(f"\nscale @ {stage.label}: {stage.notes:,} notes in the collection; load average {stage.load_average}"
               + (f"; {cached} query vectors came from the service's cache" if cached else ""), flush=True)
         print("\n".join(table(LATENCY_HEADER, latency_rows([stage]))))
+        for line in filter(None, (p.stage_line() for p in stage.passes.values())):
+            print(line)
         print(f"overlap@10 of the dense leg against exact search: {stage.overlap:.3f} over {stage.overlap_n} "
               "questions")
         print("\n".join(table(MEMORY_HEADER, memory_rows([stage]))))
@@ -125,8 +138,8 @@ class Run:
         print(WHAT, flush=True)
         md, png = self.out / "scale.md", self.out / "scale.png"
         self.out.mkdir(parents=True, exist_ok=True)
-        plot(self.stages, png)
-        md.write_text(markdown(self.stages, self.command, str(png), self.notes))
+        plot(tables(self.stages, self.earlier)["latency"], png)
+        md.write_text(markdown(self.stages, self.command, str(png), self.notes, self.earlier))
         print(f"wrote {md} and {png}", flush=True)
 
 
@@ -141,6 +154,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--out", default="docs/benchmarks", help="folder of scale.md and scale.png")
     ap.add_argument("--skip-load", action="store_true", help="measure the notes an earlier run loaded (--tenant)")
     ap.add_argument("--tenant", help="the single tenant's name (default: a fresh one; required with --skip-load)")
+    ap.add_argument("--merge", nargs="*", default=[], metavar="MD",
+                    help="earlier runs' scale.md files whose rows go before this run's in the tables and the plot "
+                         "(e.g. the small sizes, before a --skip-load run on the data they left)")
     ap.add_argument("--lock", help="a file to flock while each stage measures (not while it loads), so measurements "
                     "of other runs taking the same lock do not overlap this run's")
     ap.add_argument("--optimize-timeout", type=float, default=3600, help="seconds to wait for Qdrant's optimizer")

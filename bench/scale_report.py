@@ -119,50 +119,87 @@ def _md(header: list[str], rows: list[list[str]]) -> list[str]:
             *("| " + " | ".join(r) + " |" for r in rows)]
 
 
-def markdown(stages: list[Stage], command: str, plot: str, notes: list[str]) -> str:
+def md_table(text: str, header: list[str]) -> list[list[str]]:
+    """The rows of the markdown table in ``text`` whose header is ``header`` (none when it has no such table)."""
+    lines = text.splitlines()
+    head = "| " + " | ".join(header) + " |"
+    if head not in lines:
+        return []
+    rows = []
+    for line in lines[lines.index(head) + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return rows
+
+
+TABLES = {"latency": LATENCY_HEADER, "memory": MEMORY_HEADER, "disk": DISK_HEADER, "load": LOAD_HEADER}
+
+
+def tables(stages: list[Stage], earlier: list[str]) -> dict[str, list[list[str]]]:
+    """Each table's rows: those of the ``earlier`` scale.md texts (--merge: stages an earlier run measured, e.g.
+    the small sizes before a run that reuses the loaded data), then this run's."""
+    mine = {"latency": latency_rows(stages), "memory": memory_rows(stages), "disk": disk_rows(stages),
+            "load": load_rows(stages)}
+    return {name: [r for text in earlier for r in md_table(text, TABLES[name])] + mine[name] for name in TABLES}
+
+
+def markdown(stages: list[Stage], command: str, plot: str, notes: list[str], earlier: list[str] = ()) -> str:
+    t = tables(stages, list(earlier))
     lines = [f"Command: `{command}`", "", f"Plot: `{plot}`", "",
              "Latency (ms; server: Server-Timing `search;dur=`, client: loopback round trip, floor: "
              "bench.search_floor in the bench process; x / floor: p50 over floor p50 / p95 over floor p95; "
              "overlap@10: the dense leg's approximate top 10 against exact search, same filter):", "",
-             *_md(LATENCY_HEADER, latency_rows(stages)), "",
+             *_md(LATENCY_HEADER, t["latency"]), "",
+             "The server's own steps (Server-Timing entries), p50 in ms:", "",
+             *(f"- {s.notes:,} notes ({s.tenants:,} x {s.tenant_notes:,}), {line.strip()}" for s in stages
+               for line in filter(None, (p.stage_line() for p in s.passes.values()))), "",
              "Memory of each process of the stack after the stage (PSS: shared pages split among their processes):",
-             "", *_md(MEMORY_HEADER, memory_rows(stages)), "",
+             "", *_md(MEMORY_HEADER, t["memory"]), "",
              "Disk (Postgres: memory_notes, memory_note_chunks, note_chunk_embeddings, note_embeddings with TOAST "
-             "and indexes; Qdrant: the collection's folder):", "", *_md(DISK_HEADER, disk_rows(stages)), "",
+             "and indexes; Qdrant: the collection's folder):", "", *_md(DISK_HEADER, t["disk"]), "",
              "Load (binary COPY + Qdrant upserts, bench.note_loader; then the wait for Qdrant's optimizer):", "",
-             *_md(LOAD_HEADER, load_rows(stages))]
+             *_md(LOAD_HEADER, t["load"])]
+    if earlier:
+        lines += ["", f"Rows before this run's come from {len(earlier)} earlier run(s) (--merge)."]
     if notes:
         lines += ["", *notes]
     return "\n".join(lines) + "\n"
 
 
-def plot(stages: list[Stage], path: Path) -> None:
+def plot(rows: list[list[str]], path: Path) -> None:
+    """The growth plot from latency table rows: server p50 / p95 per mode and the quick_find floor against the
+    notes in the collection (log x); a stage with many tenants is drawn as separate markers."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    def num(cell: str) -> float:
+        return float(cell.replace(",", ""))
+
+    def at(mode: str, many: bool) -> list[tuple[float, str, list[float], list[float]]]:
+        out = [(num(r[0]), r[1], [float(x) for x in r[4].split(" / ")], [float(x) for x in r[6].split(" / ")])
+               for r in rows if r[2] == mode and (not r[1].startswith("1 x ")) == many]
+        return sorted(out)
+
     fig, ax = plt.subplots(figsize=(8, 5), dpi=110)
-    one = [s for s in stages if s.tenants == 1]
-    many = [s for s in stages if s.tenants > 1]
     styles = {"quick_find": "tab:blue", "planned_search": "tab:orange"}
     for mode, color in styles.items():
-        for q, dash in ((50, "-"), (95, "--")):
-            xs = [s.notes for s in one if mode in s.passes]
-            ys = [percentile(s.passes[mode].server, q) for s in one if mode in s.passes]
-            if xs:
-                ax.plot(xs, ys, dash, marker="o", color=color, label=f"{mode} server p{q}")
-            for s in many:
-                if mode in s.passes:
-                    ax.plot([s.notes], [percentile(s.passes[mode].server, q)], marker="*" if q == 50 else "P",
-                            markersize=11, color=color, linestyle="none",
-                            label=f"{mode} server p{q}, {s.tenants:,} tenants x {s.tenant_notes:,}")
-    for q, dash in ((50, "-"), (95, "--")):
-        xs = [s.notes for s in one if "quick_find" in s.passes]
-        ys = [percentile([f.total_ms for f in s.passes["quick_find"].floors], q) for s in one
-              if "quick_find" in s.passes]
-        if xs:
-            ax.plot(xs, ys, dash, marker="s", color="tab:gray", label=f"quick_find floor p{q}")
+        for i, (q, dash) in enumerate(((50, "-"), (95, "--"))):
+            one = at(mode, False)
+            if one:
+                ax.plot([x for x, *_ in one], [s[i] for _, _, s, _ in one], dash, marker="o", color=color,
+                        label=f"{mode} server p{q}")
+            for x, who, server, _ in at(mode, True):
+                ax.plot([x], [server[i]], marker="*" if q == 50 else "P", markersize=11, color=color,
+                        linestyle="none", label=f"{mode} server p{q}, {who} tenants x notes")
+    for i, (q, dash) in enumerate(((50, "-"), (95, "--"))):
+        one = at("quick_find", False)
+        if one:
+            ax.plot([x for x, *_ in one], [f[i] for *_, f in one], dash, marker="s", color="tab:gray",
+                    label=f"quick_find floor p{q}")
+    ax.axhline(30, color="tab:red", linewidth=0.8, alpha=0.6, label="target: quick_find server p95 30 ms")
     ax.set_xscale("log")
     ax.set_xlabel("notes in the collection")
     ax.set_ylabel("ms")

@@ -14,6 +14,8 @@ floor, against a running ELF (`make run`: its Postgres, Qdrant and worker).
    would take at that rate). Then the rows still PENDING are settled by the bench and ``manage.py
    rebuild_qdrant`` (Qdrant rebuilt from the Postgres vectors) is timed, beside its floor: the upsert of the
    same points alone into a scratch collection (points built beforehand, only the upserts timed).
+   With --index-now, step 3 is ``import_tenant --index-now`` (the rows, then the points from this process) and
+   its floor the COPY floor plus the upsert floor; step 4 is left out.
 
 The load average is printed beside the figures: other processes share the CPU. Without --keep the imported
 tenant is deleted at the end (its rows, outbox rows and points).
@@ -38,15 +40,13 @@ import psycopg
 from qdrant_client import QdrantClient, models
 
 from bench.add_note_bench import load_average, sentences
+from bench.bulk_load_floor import copy_floor, upsert_floor
 from elf_config import load_config
-from elf_infra.index import bm25
-from elf_infra.index.notes_collection import chunk_point, ensure_notes_collection
 from elf_infra.providers.local_embedder import LocalEmbedder
 
 ROOT = Path(__file__).resolve().parents[1]
 DISTINCT = 20000
-FLOOR_BLOCK = 20000  # rows of COPY text prepared, then copied (timed), at a time
-POINT_BLOCK = 512
+POLL_S = 5
 # The kinds the file holds, in the export's order (the import wants each kind's records together).
 KINDS = ("memory_notes", "memory_note_versions", "memory_ingest_decisions", "memory_note_chunks",
          "note_chunk_embeddings", "note_embeddings")
@@ -138,64 +138,6 @@ def write_export(path: Path, corpus: Corpus, n: int, *, tenant: str, cfg, schema
     return path.stat().st_size
 
 
-# --- the floor: COPY alone -------------------------------------------------------------------------------
-
-
-def _copy_field(value) -> str:
-    if value is None:
-        return "\\N"
-    if isinstance(value, bool):
-        return "t" if value else "f"
-    if isinstance(value, (dict, list)):
-        value = json.dumps(value)
-    elif not isinstance(value, str):
-        return str(value)
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
-
-
-def copy_floor(conn: psycopg.Connection, path: Path, *, tenant: str, floor_tenant: str) -> tuple[float, int]:
-    """COPY the file's rows under ``floor_tenant`` into their tables, COPY text prepared a block at a time
-    and only the COPY statements timed; returns (seconds, rows)."""
-    copied, rows = 0.0, 0
-    block: list[str] = []
-    columns: list[str] = []
-    kind = ""
-
-    def flush() -> None:
-        nonlocal copied, block
-        if not block:
-            return
-        data = "\n".join(block) + "\n"
-        t0 = time.perf_counter()
-        with conn.cursor() as cur, cur.copy(f"COPY {kind} ({', '.join(columns)}) FROM STDIN") as cp:
-            cp.write(data)
-        conn.commit()
-        copied += time.perf_counter() - t0
-        block = []
-
-    with path.open(encoding="utf-8") as lines:
-        next(lines)
-        for line in lines:
-            record = json.loads(line)
-            if record["kind"] == "elf_export_end":
-                break
-            if record["kind"] != kind:
-                flush()
-                kind, columns = record["kind"], list(record["row"])
-            row = record["row"]
-            if "tenant_id" in row:
-                row["tenant_id"] = floor_tenant
-            if isinstance(row.get("new_snapshot"), dict):
-                row["new_snapshot"]["tenant_id"] = floor_tenant
-            block.append("\t".join(_copy_field(row[c]) for c in columns))
-            rows += 1
-            if len(block) >= FLOOR_BLOCK:
-                flush()
-    flush()
-    assert tenant != floor_tenant
-    return copied, rows
-
-
 def delete_tenant(conn: psycopg.Connection, tenant: str) -> None:
     """Remove the bench tenant's rows (notes cascade to chunks and vectors) and vacuum the tables."""
     with conn.cursor() as cur:
@@ -215,62 +157,26 @@ def delete_tenant(conn: psycopg.Connection, tenant: str) -> None:
 # --- searchable ------------------------------------------------------------------------------------------
 
 
-def pending(conn: psycopg.Connection, tenant: str) -> tuple[int, int]:
-    """(PENDING or FAILED, DONE) outbox rows of the tenant's notes."""
-    row = conn.execute(
-        "SELECT count(*) FILTER (WHERE o.status <> 'DONE'), count(*) FILTER (WHERE o.status = 'DONE') "
-        "FROM indexing_outbox o JOIN memory_notes n USING (note_id) WHERE n.tenant_id = %s", (tenant,)).fetchone()
+def pending(conn: psycopg.Connection, since) -> int:
+    """Outbox rows written since ``since`` (the import's) that are not DONE: one scan of the outbox alone (a
+    join with a million notes every poll would take a core from the worker it watches)."""
+    (left,) = conn.execute("SELECT count(*) FROM indexing_outbox WHERE created_at >= %s AND status <> 'DONE'",
+                           (since,)).fetchone()
     conn.commit()
-    return row[0], row[1]
+    return left
 
 
-def watch_drain(conn: psycopg.Connection, tenant: str, total: int, seconds: float) -> tuple[float, int]:
-    """Poll the outbox until the tenant's rows are DONE or ``seconds`` passed; (elapsed, rows done)."""
+def watch_drain(conn: psycopg.Connection, since, total: int, seconds: float) -> tuple[float, int]:
+    """Poll the outbox every POLL_S until the import's rows are DONE or ``seconds`` passed; (elapsed, rows
+    done)."""
     t0 = time.perf_counter()
     done = 0
     while time.perf_counter() - t0 < seconds:
-        left, done = pending(conn, tenant)
-        if left == 0:
+        done = total - pending(conn, since)
+        if done >= total:
             break
-        time.sleep(2)
+        time.sleep(POLL_S)
     return time.perf_counter() - t0, done
-
-
-def upsert_floor(cfg, conn: psycopg.Connection, tenant: str) -> tuple[float, int]:
-    """Upsert the tenant's points (built beforehand from the Postgres rows, a block at a time) into a scratch
-    collection of the notes' shape; only the upserts are timed. (seconds, points)."""
-    client = QdrantClient(url=cfg.storage.qdrant.url, timeout=300)
-    name = f"{cfg.storage.qdrant.collection}_bulkfloor"
-    if client.collection_exists(name):
-        client.delete_collection(name)
-    ensure_notes_collection(client, name, cfg.storage.qdrant.vector_dim)
-    spent, points = 0.0, 0
-    try:
-        with conn.cursor(name="floor_points") as cur:
-            cur.itersize = POINT_BLOCK
-            cur.execute(
-                "SELECT c.chunk_id, n.note_id, c.chunk_index, c.start_offset, c.end_offset, c.text, n.project_id, "
-                "n.agent_id, n.scope, n.type, n.key, n.status, n.updated_at, n.expires_at, n.importance, "
-                "n.confidence, e.vec::text FROM memory_note_chunks c JOIN memory_notes n USING (note_id) "
-                "JOIN note_chunk_embeddings e ON e.chunk_id = c.chunk_id AND e.embedding_version = %s "
-                "WHERE n.tenant_id = %s ORDER BY c.chunk_id", (cfg.embedding_version, tenant))
-            while batch := cur.fetchmany(POINT_BLOCK):
-                block = [
-                    chunk_point(chunk_id=r[0], note_id=r[1], chunk_index=r[2], start_offset=r[3], end_offset=r[4],
-                                tenant_id=tenant, project_id=r[6], agent_id=r[7], scope=r[8], note_type=r[9],
-                                key=r[10], status=r[11], updated_at=r[12], expires_at=r[13], importance=r[14],
-                                confidence=r[15], embedding_version=cfg.embedding_version,
-                                dense=json.loads(r[16]), bm25=bm25.embed_document(r[5]))
-                    for r in batch
-                ]
-                t0 = time.perf_counter()
-                client.upsert(name, points=block, wait=True)
-                spent += time.perf_counter() - t0
-                points += len(block)
-        conn.commit()
-    finally:
-        client.delete_collection(name)
-    return spent, points
 
 
 def delete_points(cfg, tenant: str) -> None:
@@ -290,11 +196,61 @@ def rate(rows: int, seconds: float) -> str:
     return f"{rows / seconds:,.0f} rows/s" if seconds > 0 else "-"
 
 
+def load_table(n: int, rows: int, entries: list[tuple[str, float, str]]) -> None:
+    """The load table: (label, seconds, load average) per entry, then the ratio of the first to the second."""
+    print()
+    print(f"| load ({n:,} notes, {rows:,} rows) | seconds | rows/s | notes/s | load average |")
+    print("|---|---|---|---|---|")
+    for label, seconds, load in entries:
+        print(f"| {label} | {seconds:.2f} | {rate(rows, seconds)} | {n / seconds:,.0f} | {load} |")
+    print(f"| ratio import / floor | {entries[0][1] / entries[1][1]:.2f}x | | | |")
+    print(flush=True)
+
+
+def searchable_by_worker_then_rebuild(args, cfg, conn, n: int, since, tenant: str) -> int:
+    """Watch the worker drain the import's outbox rows, settle the rest, time rebuild_qdrant beside the upsert
+    floor."""
+    drain_s, drained = watch_drain(conn, since, n, args.drain_seconds)
+    drain_load = load_average()
+    finished = drained >= n
+    if not finished:
+        left = conn.execute("UPDATE indexing_outbox SET status = 'DONE', updated_at = now() "
+                            "WHERE created_at >= %s AND status <> 'DONE'", (since,)).rowcount
+        conn.commit()
+        print(f"worker: {drained} of {n} outbox rows DONE after {drain_s:.0f} s; the bench settled the other "
+              f"{left} (rebuild_qdrant indexes them below)", flush=True)
+    rebuild_s, rebuilt = manage(args.config, "rebuild_qdrant")
+    rebuild_load = load_average()
+    if rebuilt.returncode != 0:
+        print(rebuilt.stdout, rebuilt.stderr, file=sys.stderr)
+        return 1
+    points = json.loads(rebuilt.stdout)["rebuilt_count"]
+    upsert_s, upserted = upsert_floor(cfg, conn, tenant)
+    upsert_load = load_average()
+    worker_rate = drained / drain_s if drain_s > 0 else 0
+    print()
+    print(f"| searchable ({n:,} notes) | seconds | notes/s | load average |")
+    print("|---|---|---|---|")
+    worker_label = "outbox drained" if finished else f"{drained:,} rows in {drain_s:.0f} s, all at that rate"
+    worker_total = drain_s if finished else (n / worker_rate if worker_rate else float("inf"))
+    print(f"| worker ({worker_label}) | {worker_total:.0f} | {worker_rate:,.0f} | {drain_load} |")
+    print(f"| manage.py rebuild_qdrant ({points:,} points, all tenants) | {rebuild_s:.1f} | "
+          f"{points / rebuild_s:,.0f} | {rebuild_load} |")
+    print(f"| floor: Qdrant upsert of the same {upserted:,} points alone | {upsert_s:.1f} | "
+          f"{upserted / upsert_s:,.0f} | {upsert_load} |")
+    print(f"| ratio rebuild_qdrant / floor | {rebuild_s / upsert_s:.2f}x | | |")
+    print(flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="elf-bench bulk-load", description=__doc__.split("\n")[0])
     parser.add_argument("-c", "--config", default="elf.toml")
     parser.add_argument("--notes", type=int, default=1_000_000)
     parser.add_argument("--keep", action="store_true", help="leave the imported tenant and the export file")
+    parser.add_argument("--index-now", action="store_true",
+                        help="import with --index-now (rows and points in one command) instead of measuring the "
+                             "worker and rebuild_qdrant after a plain import")
     parser.add_argument("--drain-seconds", type=float, default=300,
                         help="how long to watch the worker drain the import's outbox rows (default 300)")
     parser.add_argument("--dir", default=tempfile.gettempdir(), help="folder for the export file (default: /tmp)")
@@ -303,9 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     n = args.notes
     stamp = uuid.uuid4().hex[:8]
     tenant, floor_tenant = f"bulk-{stamp}", f"bulkfloor-{stamp}"
-    folder = Path(args.dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"bulk-{stamp}.jsonl"
+    path = Path(args.dir) / f"bulk-{stamp}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
     print(f"elf-bench bulk-load: {n} notes, tenant {tenant}, load average {load_average()}", flush=True)
     conn = psycopg.connect(cfg.storage.postgres.dsn)
     try:
@@ -323,56 +278,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"floor rows deleted and vacuumed in {time.perf_counter() - t0:.0f} s", flush=True)
 
         print("import_tenant ...", flush=True)
-        import_s, done = manage(args.config, "import_tenant", "--in", str(path))
+        (since,) = conn.execute("SELECT now()").fetchone()
+        conn.commit()
+        import_s, done = manage(args.config, "import_tenant", "--in", str(path),
+                                *(["--index-now"] if args.index_now else []))
         import_load = load_average()
         if done.returncode != 0:
             print(done.stdout, done.stderr, file=sys.stderr)
             return 1
         report = json.loads(done.stdout)
-        assert report["counts"] == dict.fromkeys(KINDS, n) and report["reindex"]["notes"] == n, report
-        print()
-        print(f"| load ({n:,} notes, {rows:,} rows) | seconds | rows/s | notes/s | load average |")
-        print("|---|---|---|---|---|")
-        print(f"| manage.py import_tenant (COPY) | {import_s:.1f} | {rate(rows, import_s)} | "
-              f"{n / import_s:,.0f} | {import_load} |")
-        print(f"| floor: COPY alone, same rows | {floor_s:.1f} | {rate(rows, floor_s)} | {n / floor_s:,.0f} | "
-              f"{floor_load} |")
-        print(f"| ratio import / floor | {import_s / floor_s:.2f}x | | | |")
-        print(flush=True)
-
-        drain_s, drained = watch_drain(conn, tenant, n, args.drain_seconds)
-        drain_load = load_average()
-        finished = drained >= n
-        if not finished:
-            left = conn.execute("UPDATE indexing_outbox o SET status = 'DONE', updated_at = now() FROM memory_notes n "
-                                "WHERE o.note_id = n.note_id AND n.tenant_id = %s AND o.status <> 'DONE'",
-                                (tenant,)).rowcount
-            conn.commit()
-            print(f"worker: {drained} of {n} outbox rows DONE after {drain_s:.0f} s; the bench settled the other "
-                  f"{left} (rebuild_qdrant indexes them below)", flush=True)
-        rebuild_s, rebuilt = manage(args.config, "rebuild_qdrant")
-        rebuild_load = load_average()
-        if rebuilt.returncode != 0:
-            print(rebuilt.stdout, rebuilt.stderr, file=sys.stderr)
-            return 1
-        rebuild_report = json.loads(rebuilt.stdout)
-        points = rebuild_report["rebuilt_count"]
+        assert report["counts"] == dict.fromkeys(KINDS, n), report
+        if not args.index_now:
+            assert report["reindex"]["notes"] == n, report
+            load_table(n, rows, [("manage.py import_tenant (COPY)", import_s, import_load),
+                                 ("floor: COPY alone, same rows", floor_s, floor_load)])
+            return searchable_by_worker_then_rebuild(args, cfg, conn, n, since, tenant)
+        assert report["indexed"] == {"rebuilt_count": n, "missing_vector_count": 0, "error_count": 0}, report
         upsert_s, upserted = upsert_floor(cfg, conn, tenant)
-        upsert_load = load_average()
-        worker_rate = drained / drain_s if drain_s > 0 else 0
-        print()
-        print(f"| searchable ({n:,} notes) | seconds | notes/s | load average |")
-        print("|---|---|---|---|")
-        worker_label = "outbox drained" if finished else f"{drained:,} rows in {drain_s:.0f} s, all at that rate"
-        worker_total = drain_s if finished else (n / worker_rate if worker_rate else float("inf"))
-        print(f"| worker ({worker_label}) | {worker_total:.0f} | {worker_rate:,.0f} | {drain_load} |")
-        print(f"| manage.py rebuild_qdrant ({points:,} points, all tenants) | {rebuild_s:.1f} | "
-              f"{points / rebuild_s:,.0f} | {rebuild_load} |")
-        print(f"| floor: Qdrant upsert of the same {upserted:,} points alone | {upsert_s:.1f} | "
-              f"{upserted / upsert_s:,.0f} | {upsert_load} |")
-        print(f"| ratio rebuild_qdrant / floor | {rebuild_s / upsert_s:.2f}x | | |")
-        print(f"| import + rebuild_qdrant | {import_s + rebuild_s:.1f} | {n / (import_s + rebuild_s):,.0f} | |")
-        print(flush=True)
+        load_table(n, rows, [("manage.py import_tenant --index-now (COPY, then the points)", import_s, import_load),
+                             (f"floor: COPY alone ({floor_s:.1f} s) + Qdrant upsert of the {upserted:,} points "
+                              f"alone ({upsert_s:.1f} s)", floor_s + upsert_s, floor_load)])
         return 0
     finally:
         if not args.keep:

@@ -221,10 +221,11 @@ def searchable_by_worker_then_rebuild(args, cfg, conn, n: int, since, tenant: st
               f"{left} (rebuild_qdrant indexes them below)", flush=True)
     rebuild_s, rebuilt = manage(args.config, "rebuild_qdrant")
     rebuild_load = load_average()
-    if rebuilt.returncode != 0:
-        print(rebuilt.stdout, rebuilt.stderr, file=sys.stderr)
+    if not rebuilt.stdout.strip():
+        print(rebuilt.stderr, file=sys.stderr)
         return 1
-    points = json.loads(rebuilt.stdout)["rebuilt_count"]
+    rebuild_report = json.loads(rebuilt.stdout)
+    points, errors = rebuild_report["rebuilt_count"], rebuild_report["error_count"]
     upsert_s, upserted = upsert_floor(cfg, conn, tenant)
     upsert_load = load_average()
     worker_rate = drained / drain_s if drain_s > 0 else 0
@@ -234,13 +235,14 @@ def searchable_by_worker_then_rebuild(args, cfg, conn, n: int, since, tenant: st
     worker_label = "outbox drained" if finished else f"{drained:,} rows in {drain_s:.0f} s, all at that rate"
     worker_total = drain_s if finished else (n / worker_rate if worker_rate else float("inf"))
     print(f"| worker ({worker_label}) | {worker_total:.0f} | {worker_rate:,.0f} | {drain_load} |")
-    print(f"| manage.py rebuild_qdrant ({points:,} points, all tenants) | {rebuild_s:.1f} | "
+    refused = f", {errors:,} refused by Qdrant" if errors else ""
+    print(f"| manage.py rebuild_qdrant ({points:,} points, all tenants{refused}) | {rebuild_s:.1f} | "
           f"{points / rebuild_s:,.0f} | {rebuild_load} |")
     print(f"| floor: Qdrant upsert of the same {upserted:,} points alone | {upsert_s:.1f} | "
           f"{upserted / upsert_s:,.0f} | {upsert_load} |")
     print(f"| ratio rebuild_qdrant / floor | {rebuild_s / upsert_s:.2f}x | | |")
     print(flush=True)
-    return 0
+    return 1 if errors else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -283,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         import_s, done = manage(args.config, "import_tenant", "--in", str(path),
                                 *(["--index-now"] if args.index_now else []))
         import_load = load_average()
-        if done.returncode != 0:
+        if not done.stdout.strip():  # refused (with --index-now, refused points exit 1 after the report)
             print(done.stdout, done.stderr, file=sys.stderr)
             return 1
         report = json.loads(done.stdout)
@@ -293,12 +295,15 @@ def main(argv: list[str] | None = None) -> int:
             load_table(n, rows, [("manage.py import_tenant (COPY)", import_s, import_load),
                                  ("floor: COPY alone, same rows", floor_s, floor_load)])
             return searchable_by_worker_then_rebuild(args, cfg, conn, n, since, tenant)
-        assert report["indexed"] == {"rebuilt_count": n, "missing_vector_count": 0, "error_count": 0}, report
+        indexed = report["indexed"]
+        assert indexed["rebuilt_count"] + indexed["error_count"] == n, report
         upsert_s, upserted = upsert_floor(cfg, conn, tenant)
-        load_table(n, rows, [("manage.py import_tenant --index-now (COPY, then the points)", import_s, import_load),
+        refused = f"; {indexed['error_count']:,} points refused by Qdrant" if indexed["error_count"] else ""
+        load_table(n, rows, [(f"manage.py import_tenant --index-now (COPY, then the points{refused})", import_s,
+                              import_load),
                              (f"floor: COPY alone ({floor_s:.1f} s) + Qdrant upsert of the {upserted:,} points "
                               f"alone ({upsert_s:.1f} s)", floor_s + upsert_s, floor_load)])
-        return 0
+        return 1 if indexed["error_count"] else 0
     finally:
         if not args.keep:
             with_rows = conn.execute("SELECT EXISTS (SELECT 1 FROM memory_notes WHERE tenant_id = %s)",

@@ -17,10 +17,12 @@ its own elf-api from a copy of the config on free loopback ports. Under one tena
   cold start: the first bundle after /health answers on a freshly started elf-api, then after each restart.
 
 Every figure is printed beside its floor, the same SQL done in-process (psycopg) in the same run, interleaved with
-the requests so that drift on a shared machine hits both alike: for the fast path the recent-window query, for
-the retrieval path that plus the full-text pool query (ts_rank_cd, LIMIT 2000) for the same query text, for 16
-agents the same from 16 threads, for the cold start the same over a new connection. Server time comes from
-Server-Timing: acb;dur=. Exit 1 when a bundle is wrong (over budget, pool over 2,000, no Server-Timing).
+the requests so that drift on a shared machine hits both alike: for the fast path the recent-window query; for
+the retrieval path, one agent and 16 agents (from 16 threads) that plus the kept ranking pool's delta statement
+(acb.ranking_pool: what a bundle of a query asked before runs), with the old floor beside it (the full-text pool
+query, ts_rank_cd over the newest 2,000 matches, what every bundle ran before issue 35); for a query never asked
+before and for the cold start (over a new connection) the recent-window query plus the full pool query. Server
+time comes from Server-Timing: acb;dur=. Exit 1 when a bundle is wrong (over budget, pool over 2,000, no Server-Timing).
 """
 
 from __future__ import annotations

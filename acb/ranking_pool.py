@@ -43,10 +43,10 @@ SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned() IS NULL,
            || (SELECT coalesce(sum(epoch), 0) FROM acb_chunk_epochs WHERE tenant_id IN (%(t)s, '*'))::text,
        p.ids, p.tss, p.ranks
   FROM (SELECT array_agg(chunk_id) AS ids, array_agg(ts) AS tss, array_agg(rank) AS ranks
-          FROM (SELECT chunk_id, ts, ts_rank_cd(tsv, to_tsquery('english', %(q)s)) AS rank
+          FROM (SELECT chunk_id, ts, ts_rank_cd(tsv, %(q)s::tsquery) AS rank
                   FROM (SELECT c.chunk_id, c.ts, c.tsv FROM acb_chunks c
                          WHERE c.tenant_id = %(t)s AND c.project_id = %(p)s
-                           AND c.tsv @@ to_tsquery('english', %(q)s)
+                           AND c.tsv @@ %(q)s::tsquery
                            AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)
                          ORDER BY c.ts DESC, c.chunk_id COLLATE "C" DESC LIMIT %(n)s) pool) ranked) p"""
 
@@ -58,12 +58,12 @@ SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned() IS NULL,
            || (SELECT coalesce(sum(epoch), 0) FROM acb_chunk_epochs WHERE tenant_id IN (%(t)s, '*'))::text,
        d.ids, d.tss, d.ranks
   FROM (SELECT array_agg(chunk_id) AS ids, array_agg(ts) AS tss, array_agg(rank) AS ranks
-          FROM (SELECT c.chunk_id, c.ts, ts_rank_cd(c.tsv, to_tsquery('english', %(q)s)) AS rank
+          FROM (SELECT c.chunk_id, c.ts, ts_rank_cd(c.tsv, %(q)s::tsquery) AS rank
                   FROM acb_chunk_writes w JOIN acb_chunks c ON c.chunk_id = w.chunk_id
                  WHERE w.tenant_id = %(t)s
                    AND w.written_xid >= pg_snapshot_xmin(%(snap)s::pg_snapshot)
                    AND NOT pg_visible_in_snapshot(w.written_xid, %(snap)s::pg_snapshot)
-                   AND c.tenant_id = %(t)s AND c.project_id = %(p)s AND c.tsv @@ to_tsquery('english', %(q)s)
+                   AND c.tenant_id = %(t)s AND c.project_id = %(p)s AND c.tsv @@ %(q)s::tsquery
                    AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)) delta) d"""
 
 HITS_SQL = """SELECT chunk_id, event_id, session_id, ts, kind, token_est, importance, text

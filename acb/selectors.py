@@ -116,7 +116,9 @@ def query_terms(text: str) -> list[str]:
 
 
 def or_query(terms: list[str]) -> str:
-    """A tsquery matching any of the terms (quoted, so no term is read as an operator)."""
+    """A tsquery matching any of the terms (quoted, so no term is read as an operator). The terms are lexemes
+    already (``query_terms``): SQL casts this text with ``::tsquery``, never ``to_tsquery('english', ...)``, which
+    would stem them a second time ("release" -> "releas" -> "relea", which no chunk holds)."""
     return " | ".join("'" + t.replace("'", "''") + "'" for t in terms)
 
 
@@ -199,10 +201,10 @@ def decisions(view: View, terms: list[str], limit: int) -> list[AcbDecision]:
     if not terms:
         return list(qs.order_by("-ts", "decision_id")[:limit])
     ranked = _rows(
-        """SELECT decision_id FROM acb_decisions, to_tsquery('english', %(q)s) q
-            WHERE tenant_id = %(t)s AND project_id = %(p)s AND status = 'active' AND tsv @@ q AND channel = ANY(%(ch)s)
-              AND sensitivity = ANY(%(sens)s)
-            ORDER BY ts_rank_cd(tsv, q) DESC, ts DESC, decision_id LIMIT %(n)s""",
+        """SELECT decision_id FROM acb_decisions, (SELECT %(q)s::tsquery AS q) x
+            WHERE tenant_id = %(t)s AND project_id = %(p)s AND status = 'active' AND tsv @@ x.q
+              AND channel = ANY(%(ch)s) AND sensitivity = ANY(%(sens)s)
+            ORDER BY ts_rank_cd(tsv, x.q) DESC, ts DESC, decision_id LIMIT %(n)s""",
         view.params(q=or_query(terms), n=limit),
     )
     ids = [r[0] for r in ranked]
@@ -285,8 +287,8 @@ def query_decisions(
     if not terms:
         return list(qs.order_by("-ts", "decision_id")[:limit])
     return list(
-        qs.extra(where=["tsv @@ to_tsquery('english', %s)"], params=[or_query(terms)])
-        .extra(select={"rank": "ts_rank_cd(tsv, to_tsquery('english', %s))"}, select_params=[or_query(terms)])
+        qs.extra(where=["tsv @@ %s::tsquery"], params=[or_query(terms)])
+        .extra(select={"rank": "ts_rank_cd(tsv, %s::tsquery)"}, select_params=[or_query(terms)])
         .order_by("-rank", "-ts", "decision_id")[:limit]
     )
 

@@ -74,10 +74,10 @@ POOL_MAX = 2000
 POOL_SQL = """
 WITH pool AS (
     SELECT c.chunk_id, c.tsv FROM acb_chunks c
-     WHERE c.tenant_id = %(t)s AND c.tsv @@ to_tsquery('english', %(q)s)
+     WHERE c.tenant_id = %(t)s AND c.tsv @@ %(q)s::tsquery
        AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)
      ORDER BY c.ts DESC, c.chunk_id DESC LIMIT %(n)s)
-SELECT chunk_id, ts_rank_cd(tsv, to_tsquery('english', %(q)s)) AS rank, count(*) OVER ()
+SELECT chunk_id, ts_rank_cd(tsv, %(q)s::tsquery) AS rank, count(*) OVER ()
   FROM pool ORDER BY rank DESC, chunk_id LIMIT 200"""
 RECENT_SQL = """SELECT chunk_id, event_id, ts, kind, actor_type, actor_id, token_est, text, artifact_id
              FROM acb_chunks
@@ -94,10 +94,10 @@ SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned() IS NULL,
            || (SELECT coalesce(sum(epoch), 0) FROM acb_chunk_epochs WHERE tenant_id IN (%(t)s, '*'))::text,
        p.ids, p.tss, p.ranks
   FROM (SELECT array_agg(chunk_id) AS ids, array_agg(ts) AS tss, array_agg(rank) AS ranks
-          FROM (SELECT chunk_id, ts, ts_rank_cd(tsv, to_tsquery('english', %(q)s)) AS rank
+          FROM (SELECT chunk_id, ts, ts_rank_cd(tsv, %(q)s::tsquery) AS rank
                   FROM (SELECT c.chunk_id, c.ts, c.tsv FROM acb_chunks c
                          WHERE c.tenant_id = %(t)s AND c.project_id = %(p)s
-                           AND c.tsv @@ to_tsquery('english', %(q)s)
+                           AND c.tsv @@ %(q)s::tsquery
                            AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)
                          ORDER BY c.ts DESC, c.chunk_id COLLATE "C" DESC LIMIT %(n)s) pool) ranked) p"""
 POOL_DELTA_SQL = """
@@ -106,12 +106,12 @@ SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned() IS NULL,
            || (SELECT coalesce(sum(epoch), 0) FROM acb_chunk_epochs WHERE tenant_id IN (%(t)s, '*'))::text,
        d.ids, d.tss, d.ranks
   FROM (SELECT array_agg(chunk_id) AS ids, array_agg(ts) AS tss, array_agg(rank) AS ranks
-          FROM (SELECT c.chunk_id, c.ts, ts_rank_cd(c.tsv, to_tsquery('english', %(q)s)) AS rank
+          FROM (SELECT c.chunk_id, c.ts, ts_rank_cd(c.tsv, %(q)s::tsquery) AS rank
                   FROM acb_chunk_writes w JOIN acb_chunks c ON c.chunk_id = w.chunk_id
                  WHERE w.tenant_id = %(t)s
                    AND w.written_xid >= pg_snapshot_xmin(%(snap)s::pg_snapshot)
                    AND NOT pg_visible_in_snapshot(w.written_xid, %(snap)s::pg_snapshot)
-                   AND c.tenant_id = %(t)s AND c.project_id = %(p)s AND c.tsv @@ to_tsquery('english', %(q)s)
+                   AND c.tenant_id = %(t)s AND c.project_id = %(p)s AND c.tsv @@ %(q)s::tsquery
                    AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)) delta) d"""
 TERMS_SQL = "SELECT lexeme FROM unnest(to_tsvector('english', %s)) ORDER BY positions[1], lexeme"
 

@@ -90,9 +90,9 @@ def _notes(view: sel.View, terms: list[str], limit: int = 10) -> list[Item]:
     scopes = SHARED_NOTE_SCOPES if view.channel in SHARED_ONLY_CHANNELS else None
     q = sel.or_query(terms)
     notes = (not_expired(readable_notes(ctx, scopes=scopes).filter(status="active"))
-             .extra(where=["to_tsvector('english', memory_notes.text) @@ to_tsquery('english', %s)"], params=[q])
+             .extra(where=["to_tsvector('english', memory_notes.text) @@ %s::tsquery"], params=[q])
              .annotate(rank=RawSQL("ts_rank_cd(to_tsvector('english', memory_notes.text), "
-                                   "to_tsquery('english', %s))", [q]))
+                                   "%s::tsquery)", [q]))
              .order_by("-rank", "note_id")[:limit])
     return [_item("note", n.text, [f"note:{n.note_id}"]) for n in notes]
 

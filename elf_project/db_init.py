@@ -111,6 +111,10 @@ QUERY_INDEXES: dict[str, tuple[str, ...]] = {
     "memory_space_grants": ("idx_memory_space_grants_tenant",),
     "graph_predicates": ("idx_graph_predicates_tenant",),
     "graph_fact_supersessions": ("idx_graph_fact_supersessions_tenant",),
+    # 0011: each outbox's claim reads its due rows in order from these partial indexes (elf_kernel.outbox_lease)
+    "indexing_outbox": ("idx_outbox_due",),
+    "doc_indexing_outbox": ("idx_doc_outbox_due",),
+    "search_trace_outbox": ("idx_trace_outbox_due",),
 }
 
 # The table of applied migrations (sql/schema_version.sql); not one of the app tables above (no model maps it).

@@ -15,3 +15,4 @@ CREATE EXTENSION IF NOT EXISTS vector;
 \ir migrations/0008_note_observed_at.sql
 \ir migrations/0009_acb_chunk_log_position.sql
 \ir migrations/0010_acb_chunk_writes.sql
+\ir migrations/0011_outbox_due_indexes.sql

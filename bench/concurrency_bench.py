@@ -44,7 +44,7 @@ from bench import concurrency_floor, quiet
 from bench.add_note_bench import LOCOMO, load_average, sentences
 from bench.server_timing import timings, vector_cached
 from bench.stats import percentile
-from bench.target import loopback_base_url
+from bench.target import live_base_url
 from elf_config import load_config
 
 
@@ -170,11 +170,7 @@ def main(argv: list[str]) -> int:
                     "outboxes to drain and for Qdrant to finish an optimization (bench.quiet)")
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
-    try:
-        base = loopback_base_url(cfg.service.http_bind)
-    except ValueError as exc:
-        ap.error(str(exc))
-    requests.get(base + "/health", timeout=10).raise_for_status()
+    base = live_base_url(ap, cfg.service.http_bind)
     texts, queries = sentences(5000), questions(2000)
     floor, described = concurrency_floor.measure(cfg, texts, queries, args.write_ratio, args.floor_n)
     print(f"load average {load_average()}\n{described}", flush=True)

@@ -47,7 +47,7 @@ from bench.concurrency_bench import questions
 from bench.concurrency_mix_lag import Sampler, drain
 from bench.server_timing import timings
 from bench.stats import percentile
-from bench.target import loopback_base_url
+from bench.target import live_base_url
 from elf_config import load_config
 from elf_infra.providers.factory import build_extractor
 
@@ -233,11 +233,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--json", help="also write the figures (every latency and lag sample) to this file")
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
-    try:
-        base = loopback_base_url(cfg.service.http_bind)
-    except ValueError as exc:
-        ap.error(str(exc))
-    requests.get(base + "/health", timeout=10).raise_for_status()
+    base = live_base_url(ap, cfg.service.http_bind)
     texts, queries = sentences(5000), questions(2000)
     event_texts = extracted(cfg, texts)
     tenant = f"mix-{uuid.uuid4().hex[:8]}"

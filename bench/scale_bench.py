@@ -37,7 +37,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
-import requests
 
 from bench.add_note_bench import load_average
 from bench.note_loader import NoteLoader, Owner
@@ -55,7 +54,7 @@ from bench.scale_report import (
 from bench.search_bench import AGENT, PROJECT, READ_PROFILE, query_sets, questions, run_pass
 from bench.search_floor import WHAT, SearchFloor
 from bench.stats import table
-from bench.target import loopback_base_url
+from bench.target import live_base_url
 from elf_config import load_config
 
 MODES = ("quick_find", "planned_search")
@@ -173,11 +172,7 @@ def main(argv: list[str]) -> int:
     if args.skip_load and not args.tenant:
         ap.error("--skip-load needs --tenant")
     cfg = load_config(args.config)
-    try:
-        base = loopback_base_url(cfg.service.http_bind)
-    except ValueError as exc:
-        ap.error(str(exc))
-    requests.get(base + "/health", timeout=10).raise_for_status()
+    base = live_base_url(ap, cfg.service.http_bind)
     sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
     n_tenants, per_tenant = _tenants(args.tenants)
     tenant = args.tenant or f"scale-{uuid.uuid4().hex[:8]}"

@@ -33,7 +33,7 @@ from bench.note_loader import NoteLoader, Owner
 from bench.search_floor import WHAT, QueryFloor, SearchFloor, ratio
 from bench.server_timing import duration, timings, vector_cached
 from bench.stats import percentile, table
-from bench.target import loopback_base_url
+from bench.target import live_base_url
 from elf_config import load_config
 
 WARM_UP = 5
@@ -173,11 +173,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--queries", type=int, default=100, help="questions per size and mode (distinct in each)")
     args = ap.parse_args(argv)
     cfg = load_config(args.config)
-    try:
-        base = loopback_base_url(cfg.service.http_bind)
-    except ValueError as exc:
-        ap.error(str(exc))
-    requests.get(base + "/health", timeout=10).raise_for_status()
+    base = live_base_url(ap, cfg.service.http_bind)
     sizes = [int(s) for s in args.sizes.split(",")]
     modes = ("quick_find", "planned_search")
     tenant = f"bench-{uuid.uuid4().hex[:8]}"

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import ipaddress
+
+import requests
 
 
 def loopback_base_url(bind: str) -> str:
@@ -18,3 +21,13 @@ def loopback_base_url(bind: str) -> str:
             f"service.http_bind {bind!r} is not a loopback address; elf-eval and elf-bench only target loopback"
         )
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def live_base_url(ap: argparse.ArgumentParser, bind: str) -> str:
+    """The running service's base URL for ``bind`` (``ap.error`` when it is not loopback), once /health answers."""
+    try:
+        base = loopback_base_url(bind)
+    except ValueError as exc:
+        ap.error(str(exc))
+    requests.get(base + "/health", timeout=10).raise_for_status()
+    return base

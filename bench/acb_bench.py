@@ -48,6 +48,7 @@ import psycopg
 import requests
 from psycopg.types.json import Jsonb
 
+from acb.domain.pool_sql import DELTA_SQL, FULL_SQL
 from bench.add_note_bench import LOCOMO
 from bench.server_timing import timings
 from bench.stats import percentile
@@ -88,31 +89,7 @@ RECENT_SQL = """SELECT chunk_id, event_id, ts, kind, actor_type, actor_id, token
 # full (POOL_FULL_SQL, which also takes the snapshot), every later one only ranks the chunks written since under
 # the kept snapshot (POOL_DELTA_SQL). A warm retrieval bundle's own SQL is POOL_DELTA_SQL plus the recent window;
 # the old floor (POOL_SQL plus the recent window, what every bundle ran before) is printed beside it.
-POOL_FULL_SQL = """
-SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned() IS NULL,
-       (SELECT oid FROM pg_database WHERE datname = current_database())::text || ':'
-           || (SELECT coalesce(sum(epoch), 0) FROM acb_chunk_epochs WHERE tenant_id IN (%(t)s, '*'))::text,
-       p.ids, p.tss, p.ranks
-  FROM (SELECT array_agg(chunk_id) AS ids, array_agg(ts) AS tss, array_agg(rank) AS ranks
-          FROM (SELECT chunk_id, ts, ts_rank_cd(tsv, %(q)s::tsquery) AS rank
-                  FROM (SELECT c.chunk_id, c.ts, c.tsv FROM acb_chunks c
-                         WHERE c.tenant_id = %(t)s AND c.project_id = %(p)s
-                           AND c.tsv @@ %(q)s::tsquery
-                           AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)
-                         ORDER BY c.ts DESC, c.chunk_id COLLATE "C" DESC LIMIT %(n)s) pool) ranked) p"""
-POOL_DELTA_SQL = """
-SELECT pg_current_snapshot()::text, pg_current_xact_id_if_assigned() IS NULL,
-       (SELECT oid FROM pg_database WHERE datname = current_database())::text || ':'
-           || (SELECT coalesce(sum(epoch), 0) FROM acb_chunk_epochs WHERE tenant_id IN (%(t)s, '*'))::text,
-       d.ids, d.tss, d.ranks
-  FROM (SELECT array_agg(chunk_id) AS ids, array_agg(ts) AS tss, array_agg(rank) AS ranks
-          FROM (SELECT c.chunk_id, c.ts, ts_rank_cd(c.tsv, %(q)s::tsquery) AS rank
-                  FROM acb_chunk_writes w JOIN acb_chunks c ON c.chunk_id = w.chunk_id
-                 WHERE w.tenant_id = %(t)s
-                   AND w.written_xid >= pg_snapshot_xmin(%(snap)s::pg_snapshot)
-                   AND NOT pg_visible_in_snapshot(w.written_xid, %(snap)s::pg_snapshot)
-                   AND c.tenant_id = %(t)s AND c.project_id = %(p)s AND c.tsv @@ %(q)s::tsquery
-                   AND c.channel = ANY(%(ch)s) AND c.sensitivity = ANY(%(sens)s)) delta) d"""
+POOL_FULL_SQL, POOL_DELTA_SQL = FULL_SQL, DELTA_SQL
 TERMS_SQL = "SELECT lexeme FROM unnest(to_tsvector('english', %s)) ORDER BY positions[1], lexeme"
 
 SUBJECTS = ("billing service", "login page", "search index", "nightly export", "payment webhook", "release pipeline",

@@ -1,10 +1,10 @@
 """Rebuilding the Qdrant notes collection from Postgres vectors at bulk-load speed (manage.py rebuild_qdrant,
 POST /v2/admin/qdrant/rebuild, and the recommended path after importing a million notes).
 
-The same points as memory.indexing.rebuild (every chunk of every active, unexpired note, from its stored
+The points indexing writes (every chunk of every active, unexpired note, from its stored
 vector of the configured embedding_version; BM25 computed locally; never an embedding call; a chunk without
 such a vector counted as missing, a batch Qdrant refuses counted as errors while the rebuild goes on), built
-the way a bulk load needs them:
+the way a bulk load needs them (this replaced memory.indexing.rebuild's keyset pages):
 
 - one streaming read (a server-side cursor over chunks, notes and vectors joined in Postgres), instead of a
   keyset page and a second vector query per 256 chunks through the ORM;

@@ -5,8 +5,8 @@ Sealed when the row's ``sensitivity`` is ``high``: an event's content (stored as
 its chunks' text (``text_hash`` then a keyed digest), a decision's text fields (decision, search_text, and each
 of rationale, constraints, alternatives, consequences as one envelope of the JSON list). A task's title and
 details once a high event has written the task; an artifact's bytes when its event is high (its meta says
-``encrypted_at_rest``); a kept bundle's body when its build read any sealed value. Every AAD names the table,
-column, tenant and row, so a ciphertext cannot be moved to another row.
+``encrypted_at_rest``); a kept bundle's body, compressed first, when its build read any sealed value. Every AAD
+names the table, column, tenant and row, so a ciphertext cannot be moved to another row.
 
 Loading opens sealed values (a wrong key raises, never garbage). ``reveal(False)`` (the admin for staff who are
 not superusers) loads them as PLACEHOLDER instead. Rows written before this existed stay as they were stored.
@@ -14,8 +14,10 @@ not superusers) loads them as PLACEHOLDER instead. Rows written before this exis
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
+import zlib
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -211,15 +213,29 @@ def seal_artifact_values(a) -> dict:
 
 def open_bundle(b):
     d = _loaded(b)
-    if "body" in d:
-        opened = _open_json("acb_bundles", "body", b.tenant_id, b.acb_id, d["body"], "bundle")
-        b.body = {"provenance": opened} if opened == {ENCRYPTED: PLACEHOLDER} else opened
+    body = d.get("body")
+    if isinstance(body, dict) and list(body) == [ENCRYPTED] and is_sealed(body[ENCRYPTED]):
+        opened = _open(body[ENCRYPTED], aad("acb_bundles", "body", b.tenant_id, b.acb_id), "bundle")
+        b.body = {"provenance": {ENCRYPTED: PLACEHOLDER}} if opened == PLACEHOLDER else json.loads(_unpacked(opened))
     return b
 
 
+# A kept bundle's body is hundreds of KiB and the envelope (hex) doubles what it seals, while a ciphertext does
+# not compress: so the JSON is compressed before it is sealed (zlib level 1, base64 so that the sealed value
+# stays text). A body sealed before this holds the JSON itself, and opens as it did.
+PACKED = "zlib1+base64:"
+
+
+def _unpacked(opened: str) -> str:
+    if opened.startswith(PACKED):
+        return zlib.decompress(base64.b64decode(opened[len(PACKED):])).decode("utf-8")
+    return opened
+
+
 def seal_kept_body(tenant_id: str, acb_id: str, stored: str) -> str:
-    """A kept bundle's serialised body, sealed (its build read sensitivity-high content)."""
-    return json.dumps({ENCRYPTED: cipher().seal(stored, aad("acb_bundles", "body", tenant_id, acb_id))})
+    """A kept bundle's serialised body, compressed and sealed (its build read sensitivity-high content)."""
+    packed = PACKED + base64.b64encode(zlib.compress(stored.encode("utf-8"), 1)).decode("ascii")
+    return json.dumps({ENCRYPTED: cipher().seal(packed, aad("acb_bundles", "body", tenant_id, acb_id))})
 
 
 @contextmanager

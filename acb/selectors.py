@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
+from django.db.models.expressions import RawSQL
 
 from elf_kernel.context import RequestContext
 
@@ -200,17 +201,14 @@ def decisions(view: View, terms: list[str], limit: int) -> list[AcbDecision]:
                                     sensitivity__in=view.sensitivities)
     if not terms:
         return list(qs.order_by("-ts", "decision_id")[:limit])
-    ranked = _rows(
-        """SELECT decision_id FROM acb_decisions, (SELECT %(q)s::tsquery AS q) x
-            WHERE tenant_id = %(t)s AND project_id = %(p)s AND status = 'active' AND tsv @@ x.q
-              AND channel = ANY(%(ch)s) AND sensitivity = ANY(%(sens)s)
-            ORDER BY ts_rank_cd(tsv, x.q) DESC, ts DESC, decision_id LIMIT %(n)s""",
-        view.params(q=or_query(terms), n=limit),
-    )
-    ids = [r[0] for r in ranked]
-    by_id = {d.decision_id: d for d in qs.filter(decision_id__in=ids)}
-    rest = list(qs.exclude(decision_id__in=ids).order_by("-ts", "decision_id")[: max(limit - len(ids), 0)])
-    return [by_id[i] for i in ids] + rest
+    q = or_query(terms)
+    ranked = list(qs.extra(where=["tsv @@ %s::tsquery"], params=[q])
+                  .annotate(rank=RawSQL("ts_rank_cd(tsv, %s::tsquery)", [q]))
+                  .order_by("-rank", "-ts", "decision_id")[:limit])
+    if len(ranked) == limit:
+        return ranked
+    ids = [d.decision_id for d in ranked]
+    return ranked + list(qs.exclude(decision_id__in=ids).order_by("-ts", "decision_id")[: limit - len(ranked)])
 
 
 def session_decisions(view: View, limit: int) -> list[AcbDecision]:

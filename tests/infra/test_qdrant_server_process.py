@@ -163,7 +163,7 @@ def test_an_interrupted_shard_swap_is_resolved_at_start(tmp_path: Path, caught_u
         server.start()
         # Without the ready marker the copy may lack writes, so the old live shard comes back.
         assert client_for(server).count("c").count == (5 if caught_up else 6)
-        assert sorted(p.name for p in collection_dir.iterdir()) == ["collection.json", "shard"]
+        assert sorted(p.name for p in collection_dir.iterdir()) == ["collection.json", "pending_changes.json", "shard"]
     finally:
         server.stop()
 
@@ -224,3 +224,39 @@ def test_optimization_swaps_in_an_optimized_shard_and_keeps_concurrent_writes(tm
         assert client_for(server).count("c").count == 3998
     finally:
         server.stop()
+
+
+def test_writes_pending_optimization_are_optimized_after_a_restart(tmp_path: Path) -> None:
+    """The optimizer's count of changes survives a restart: 4,000 points written by a server that never optimizes
+    (its threshold is out of reach) are optimized by the next server on the same data, which would otherwise have
+    called the collection green with them unindexed."""
+    first = run_server(tmp_path, "--optimize-idle-seconds", "3600", "--optimize-min-changes", "1000000")
+    try:
+        client = client_for(first)
+        client.create_collection(
+            "c",
+            vectors_config={"dense": models.VectorParams(size=32, distance=models.Distance.COSINE)},
+            optimizers_config=models.OptimizersConfigDiff(indexing_threshold=100),  # KB: forces an HNSW build
+        )
+        vectors = np.random.default_rng(11).normal(size=(4000, 32)).tolist()
+        for start in range(0, 4000, 1000):
+            client.upsert("c", points=[models.PointStruct(id=i, vector={"dense": vectors[i]})
+                                       for i in range(start, start + 1000)])
+    finally:
+        assert first.stop() == 0
+    second = EmbeddedQdrant(tmp_path / "qdrant", tmp_path / "qdrant-2.log",
+                            ("--optimize-idle-seconds", "0.5", "--optimize-min-changes", "500"))
+    second.start()
+    try:
+        client = client_for(second)
+        assert client.get_collection("c").status != models.CollectionStatus.GREEN
+        deadline = time.monotonic() + 120
+        while "optimization done" not in second.log_text():
+            assert time.monotonic() < deadline, second.log_text()
+            time.sleep(0.05)
+        assert "changed: True" in second.log_text(), second.log_text()
+        info = client.get_collection("c")
+        assert info.status == models.CollectionStatus.GREEN and info.points_count == 4000
+        assert client.query_points("c", query=vectors[5], using="dense", limit=1).points[0].id == 5
+    finally:
+        second.stop()

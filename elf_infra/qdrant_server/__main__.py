@@ -32,6 +32,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--optimize-min-changes", type=int, default=defaults.min_changes,
                    help="points written or deleted since the last optimization before one is tried "
                         "(default %(default)s)")
+    p.add_argument("--optimize-journal-max-points", type=int, default=defaults.journal_max_points,
+                   help="points written while an optimization runs (kept in memory until its copy is swapped in) "
+                        "beyond which it is cancelled and tried again once writes pause (default %(default)s)")
     return p.parse_args(argv)
 
 
@@ -39,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     """Load the collections, serve until SIGTERM/SIGINT, then flush and close every shard."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    policy = OptimizePolicy(idle_seconds=args.optimize_idle_seconds, min_changes=args.optimize_min_changes)
+    policy = OptimizePolicy(idle_seconds=args.optimize_idle_seconds, min_changes=args.optimize_min_changes,
+                            journal_max_points=args.optimize_journal_max_points)
 
     data_dir = args.data_dir.resolve()
     data_dir.mkdir(parents=True, exist_ok=True)

@@ -108,6 +108,7 @@ class Collection:
         self._unflushed = False
         self._last_flush = time.monotonic()
         self._journal: list[Any] | None = None  # writes applied since the shadow copy was taken
+        self._journal_points = 0  # points those writes changed
         self._shadow_baseline = 0
         self._shadow_idle = threading.Event()
         self._shadow_idle.set()
@@ -220,6 +221,7 @@ class Collection:
         _edge_call(lambda: self._shard.update(op))
         if self._journal is not None:
             self._journal.append(op)
+            self._journal_points += changed_points
         self._op_seq += 1
         self._changes += changed_points
         self._last_write = time.monotonic()
@@ -271,6 +273,11 @@ class Collection:
         return time.monotonic() - self._last_write
 
     @property
+    def journal_points(self) -> int:
+        """Points written since the running optimization's copy was taken (0 when none runs)."""
+        return self._journal_points if self._journal is not None else 0
+
+    @property
     def optimizing(self) -> bool:
         return not self._shadow_idle.is_set()
 
@@ -316,6 +323,7 @@ class Collection:
             shutil.rmtree(self.shadow_dir, ignore_errors=True)
             shutil.copytree(self.shard_dir, self.shadow_dir)
             self._journal = []
+            self._journal_points = 0
             self._shadow_baseline = self._changes
             self._shadow_idle.clear()
             return self.shadow_dir

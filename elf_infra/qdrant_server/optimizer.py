@@ -5,6 +5,11 @@ its whole run. So optimization runs on a copy of the shard in a child process (`
 this process keeps serving reads and writes on the live shard and journals the writes; when the child
 is done, the journal is replayed onto the optimized copy and the copy is swapped in (a short exclusive
 section). One optimization runs at a time.
+
+The journal is held in memory (the update operations, vectors included). A bulk load that goes on while a long
+optimization runs grew it to 8 GB (issue 35), so an optimization is cancelled once more than
+`journal_max_points` points were written meanwhile, and the collection then waits for writes to pause before it
+is optimized again (not for `busy_changes`, which would start a copy that the same load cancels again).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ class OptimizePolicy:
     idle_seconds: float = 5.0  # quiet time after the last write (debounce)
     min_changes: int = 1000  # points written or deleted since the last optimization
     busy_changes: int = 50_000  # optimize even while writes continue once this many are pending
+    journal_max_points: int = 100_000  # points written during an optimization before it is cancelled
     retry_after_failure_s: float = 60.0
 
 
@@ -54,6 +60,7 @@ class Maintenance(threading.Thread):
         self._stop_event = threading.Event()
         self._job: _Job | None = None
         self._retry_at: dict[str, float] = {}
+        self._await_idle: set[str] = set()  # collections whose optimization a long journal cancelled
 
     def stop(self) -> None:
         """Ask the thread to finish (a running optimization is abandoned) and wait for it."""
@@ -79,7 +86,8 @@ class Maintenance(threading.Thread):
             not coll.closed
             and not coll.optimization_disabled
             and coll.pending_changes >= p.min_changes
-            and (coll.idle_seconds >= p.idle_seconds or coll.pending_changes >= p.busy_changes)
+            and (coll.idle_seconds >= p.idle_seconds
+                 or (coll.pending_changes >= p.busy_changes and coll.name not in self._await_idle))
             and now >= self._retry_at.get(coll.name, 0.0)
         )
 
@@ -92,6 +100,12 @@ class Maintenance(threading.Thread):
                 self._start(max(due, key=lambda c: c.pending_changes))
         elif job.collection.closed:
             self._cancel(job)
+        elif job.collection.journal_points > self._policy.journal_max_points:
+            self._await_idle.add(job.collection.name)
+            log.warning("collection %s: %d points written while it was being optimized (limit %d, held in memory): "
+                        "cancelling; it is optimized again once writes pause for %.0f s", job.collection.name,
+                        job.collection.journal_points, self._policy.journal_max_points, self._policy.idle_seconds)
+            self._cancel(job)
         elif job.proc.poll() is not None:
             self._job = None
             self._finish(job)
@@ -100,6 +114,7 @@ class Maintenance(threading.Thread):
         shadow = coll.begin_shadow()
         if shadow is None:
             return
+        self._await_idle.discard(coll.name)
         # kept with the job (closed when it is reaped), so no context manager
         stderr = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # noqa: SIM115 - outlives this call
         proc = subprocess.Popen(

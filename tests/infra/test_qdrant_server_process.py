@@ -260,3 +260,43 @@ def test_writes_pending_optimization_are_optimized_after_a_restart(tmp_path: Pat
         assert client.query_points("c", query=vectors[5], using="dense", limit=1).points[0].id == 5
     finally:
         second.stop()
+
+
+def test_an_optimization_outrun_by_writes_is_cancelled_and_runs_once_writes_pause(tmp_path: Path) -> None:
+    """Writes made during an optimization are journaled in memory: past --optimize-journal-max-points the
+    optimization is cancelled (the journal dropped, nothing lost) and runs again once writes pause."""
+    server = run_server(tmp_path, "--optimize-idle-seconds", "1", "--optimize-min-changes", "500",
+                        "--optimize-journal-max-points", "300")
+    try:
+        client = client_for(server)
+        client.create_collection(
+            "c",
+            vectors_config={"dense": models.VectorParams(size=32, distance=models.Distance.COSINE)},
+            optimizers_config=models.OptimizersConfigDiff(indexing_threshold=100),  # KB: forces an HNSW build
+        )
+        vectors = np.random.default_rng(5).normal(size=(22000, 32)).tolist()
+        upsert = lambda lo, hi: client.upsert("c", points=[  # noqa: E731
+            models.PointStruct(id=i, vector={"dense": vectors[i]}) for i in range(lo, hi)])
+        for lo in range(0, 20000, 5000):  # 20,000 points: an optimization of about 3 s here, long enough to outrun
+            upsert(lo, lo + 5000)
+        deadline = time.monotonic() + 60
+        while client.get_collection("c").status != models.CollectionStatus.YELLOW:
+            assert time.monotonic() < deadline, "optimization never started"
+            time.sleep(0.02)
+        for lo in range(20000, 22000, 200):  # 2,000 points while it runs: over the limit of 300
+            upsert(lo, lo + 200)
+        while "optimization cancelled" not in server.log_text():
+            assert time.monotonic() < deadline, server.log_text()
+            time.sleep(0.05)
+        assert "points written while it was being optimized (limit 300" in server.log_text()
+        while "optimization done" not in server.log_text():
+            assert time.monotonic() < deadline, server.log_text()
+            time.sleep(0.05)
+        assert "changed: True" in server.log_text(), server.log_text()
+        info = client.get_collection("c")
+        assert info.points_count == 22000
+        assert client.query_points("c", query=vectors[21234], using="dense", limit=1).points[0].id == 21234
+        assert server.restart() == 0
+        assert client_for(server).count("c").count == 22000
+    finally:
+        server.stop()

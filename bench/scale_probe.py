@@ -28,6 +28,7 @@ from qdrant_client import QdrantClient, models
 from elf_config import ElfConfig
 from elf_infra.index.hybrid import DENSE_VECTOR
 from elf_infra.index.scope_filter import scope_filter
+from elf_infra.index.search_breadth import dense_params
 from elf_infra.providers.factory import build_embedding
 
 NOTES_TABLES = ("memory_notes", "memory_note_chunks", "note_chunk_embeddings", "note_embeddings")
@@ -36,7 +37,8 @@ TOP = 10
 
 def overlap_at_10(cfg: ElfConfig, queries: Sequence[str], *, tenant: str, project: str, agent: str,
                   read_profile: str) -> float:
-    """Mean over ``queries`` of |approximate top 10 & exact top 10| / |exact top 10| for the dense leg."""
+    """Mean over ``queries`` of |approximate top 10 & exact top 10| / |exact top 10| for the dense leg, searched as
+    the service searches it (elf_infra.index.search_breadth)."""
     embedder = build_embedding(cfg)
     vectors = embedder.embed(list(queries))
     flt = scope_filter(tenant_id=tenant, project_id=project, agent_id=agent,
@@ -48,7 +50,8 @@ def overlap_at_10(cfg: ElfConfig, queries: Sequence[str], *, tenant: str, projec
             query = [float(x) for x in vec]
             approx, exact = client.query_batch_points(cfg.storage.qdrant.collection, requests=[
                 models.QueryRequest(query=query, using=DENSE_VECTOR, filter=flt, limit=TOP, params=params,
-                                    with_payload=False) for params in (None, models.SearchParams(exact=True))])
+                                    with_payload=False)
+                for params in (dense_params(client, cfg.storage.qdrant.collection), models.SearchParams(exact=True))])
             truth = {p.id for p in exact.points}
             if truth:
                 shares.append(len(truth & {p.id for p in approx.points}) / len(truth))

@@ -35,6 +35,7 @@ from elf_infra.index import bm25
 from elf_infra.index.hybrid import TIE_FETCH, recall_batch
 from elf_infra.index.notes_collection import observed_between
 from elf_infra.index.scope_filter import idf_corpus, scope_filter
+from elf_infra.index.search_breadth import dense_params
 from elf_infra.providers.factory import build_embedding
 
 WHAT = ("floor = per query, in this process: query embedding (wall) + Qdrant engine time (the response's `time`) "
@@ -131,7 +132,8 @@ class SearchFloor:
         ranges = observed_ranges(query)
         found = recall_batch(self.qdrant, self.collection, vec, bm25.embed_query(query), self.flt, self.limit,
                              with_payload=False, lexical_limit=self.limit * TIE_FETCH, idf_corpus=self.corpus,
-                             observed=observed_between(ranges) if ranges else None)
+                             observed=observed_between(ranges) if ranges else None,
+                             dense_params=dense_params(self.qdrant.client, self.collection))
         qdrant_ms = self.qdrant.seconds * 1000
         ids = candidate_ids([str(p.id) for p in found.dense], [str(p.id) for p in [*found.bm25, *found.observed]],
                             self.limit)

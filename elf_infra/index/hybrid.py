@@ -121,15 +121,17 @@ def recall_batch(
     lexical_limit: int | None = None,
     idf_corpus: models.Filter | None = None,
     observed: models.Filter | None = None,
+    dense_params: models.SearchParams | None = None,
 ) -> RecallLists:
     """The dense and the BM25 candidates (up to `limit`, BM25 up to `lexical_limit` when given; both under
-    `payload_filter`; BM25's IDF over `idf_corpus`) and, with an `observed` filter, the dense candidates under
-    both filters, in one batch request, for fusion in the app. A query that is only stopwords has an empty BM25
+    `payload_filter`; BM25's IDF over `idf_corpus`; the dense ones searched with `dense_params`, see
+    search_breadth) and, with an `observed` filter, the dense candidates under both filters, in one batch request,
+    for fusion in the app. A query that is only stopwords has an empty BM25
     vector: its BM25 list is empty and not asked for."""
     payload = with_payload if isinstance(with_payload, bool) else list(with_payload)
     vector = [float(x) for x in dense]
     requests = [models.QueryRequest(query=vector, using=DENSE_VECTOR, filter=payload_filter, limit=limit,
-                                    with_payload=payload)]
+                                    params=dense_params, with_payload=payload)]
     if sparse.indices:
         requests.append(models.QueryRequest(query=sparse, using=SPARSE_VECTOR, filter=payload_filter,
                                             limit=lexical_limit or limit, params=scoped_idf(idf_corpus),
@@ -137,7 +139,7 @@ def recall_batch(
     if observed is not None:
         both = models.Filter(must=[f for f in (payload_filter, observed) if f is not None])
         requests.append(models.QueryRequest(query=vector, using=DENSE_VECTOR, filter=both, limit=limit,
-                                            with_payload=payload))
+                                            params=dense_params, with_payload=payload))
     results = iter(client.query_batch_points(name, requests=requests))
     first = next(results).points
     lexical = next(results).points if sparse.indices else []

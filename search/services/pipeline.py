@@ -21,6 +21,7 @@ from elf_config import ElfConfig
 from elf_config.rules import LOCAL_PROVIDER
 from elf_domain.time_ids import uuid7
 from elf_domain.vocabulary import SEARCH_MODES as MODES
+from elf_infra.index.search_breadth import dense_params
 from elf_infra.providers.factory import build_embedding
 from elf_kernel.context import RequestContext
 from graph.selectors.note_currency import ONLY_PAST_FACTS
@@ -182,9 +183,10 @@ def _recaller(cfg: ElfConfig, ctx: RequestContext, allowed: list[str], limit: in
     embedder = _TimedEmbedder(build_embedding(cfg), stages)
     flt, corpus = recall.payload_filter(ctx, allowed), recall.lexical_corpus(ctx)
     context_description = recall.project_context(cfg, ctx)
-    return lambda queries: handle.call(lambda _client, collection: recall.recall(
+    return lambda queries: handle.call(lambda client, collection: recall.recall(
         client=handle.points, collection=collection, embedder=embedder, embedding_version=cfg.embedding_version,
-        queries=queries, flt=flt, corpus=corpus, limit=limit, context_description=context_description))
+        queries=queries, flt=flt, corpus=corpus, limit=limit, context_description=context_description,
+        dense_params=dense_params(client, collection)))
 
 
 def _expansion_mode(cfg: ElfConfig, mode: str) -> str:

@@ -95,12 +95,14 @@ class QueryHits:
 
 
 def recall(*, client, collection: str, embedder, embedding_version: str, queries: list[str], flt: models.Filter,
-           corpus: models.Filter, limit: int, context_description: str | None) -> list[QueryHits]:
+           corpus: models.Filter, limit: int, context_description: str | None,
+           dense_params: models.SearchParams | None = None) -> list[QueryHits]:
     """At most one embedding call for the queries' dense inputs (with the project context suffix) not in the
     query vector cache, BM25 on the raw query; per query one batch of a dense and a BM25 search (ids and scores
     only: Postgres holds what ranking reads; BM25's IDF over ``corpus``, the leg cut without splitting a tie,
     search.domain.ties) and, when the query names a date, a dense search among the notes observed then (leg
-    ``dense_observed``, elf_domain.time_phrases), fused by normalised scores with the legs' weights
+    ``dense_observed``, elf_domain.time_phrases; dense searches with ``dense_params``,
+    elf_infra.index.search_breadth), fused by normalised scores with the legs' weights
     (search.domain.score_fusion)."""
     dense_inputs = [dense_input(q, context_description) for q in queries]
     vectors = QUERY_VECTORS.embed(embedder, embedding_version, dense_inputs)
@@ -110,7 +112,8 @@ def recall(*, client, collection: str, embedder, embedding_version: str, queries
         sparse = bm25.embed_query(query)
         ranges = observed_ranges(query)
         found = recall_batch(client, collection, vec, sparse, flt, limit, with_payload=False, lexical_limit=fetched,
-                             idf_corpus=corpus, observed=observed_between(ranges) if ranges else None)
+                             idf_corpus=corpus, observed=observed_between(ranges) if ranges else None,
+                             dense_params=dense_params)
         legs = {"dense": [(str(p.id), p.score) for p in found.dense]}
         if sparse.indices:  # a query of stopwords only has no lexical leg
             legs["bm25"] = cut_at_limit([(str(p.id), p.score) for p in found.bm25], limit, fetched)

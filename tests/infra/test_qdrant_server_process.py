@@ -168,27 +168,30 @@ def test_an_interrupted_shard_swap_is_resolved_at_start(tmp_path: Path, caught_u
         server.stop()
 
 
+def _hnsw_collection(client, points: int, seed: int, batch: int) -> list[list[float]]:
+    """Collection "c" of 32-dim points small enough to index (its HNSW graph is built at the first optimization),
+    filled with points 0 .. ``points``-1 in upserts of ``batch``; returns ``points`` + 2,000 random vectors (the
+    rest for writes the test makes later)."""
+    client.create_collection(
+        "c",
+        vectors_config={"dense": models.VectorParams(size=32, distance=models.Distance.COSINE)},
+        optimizers_config=models.OptimizersConfigDiff(indexing_threshold=100),  # KB: forces an HNSW build
+    )
+    vectors = np.random.default_rng(seed).normal(size=(points + 2000, 32)).tolist()
+    for lo in range(0, points, batch):
+        client.upsert("c", points=[models.PointStruct(id=i, vector={"dense": vectors[i]}, payload={"i": i})
+                                   for i in range(lo, lo + batch)])
+    return vectors
+
+
 def test_optimization_swaps_in_an_optimized_shard_and_keeps_concurrent_writes(tmp_path: Path) -> None:
     # The idle window is longer than any pause between the eight upserts below even on a loaded machine: with
     # 0.2 s, a CI run once paused long enough after 2,000 points for the optimizer to start on those alone.
     server = run_server(tmp_path, "--optimize-idle-seconds", "2", "--optimize-min-changes", "500")
     try:
         client = client_for(server)
-        client.create_collection(
-            "c",
-            vectors_config={"dense": models.VectorParams(size=32, distance=models.Distance.COSINE)},
-            optimizers_config=models.OptimizersConfigDiff(indexing_threshold=100),  # KB: forces an HNSW build
-        )
-        vectors = np.random.default_rng(7).normal(size=(4000, 32)).tolist()
+        vectors = _hnsw_collection(client, 4000, seed=7, batch=500)
         vec = lambda i: vectors[i % 4000]  # noqa: E731
-        for start in range(0, 4000, 500):
-            client.upsert(
-                "c",
-                points=[
-                    models.PointStruct(id=i, vector={"dense": vec(i)}, payload={"i": i})
-                    for i in range(start, start + 500)
-                ],
-            )
         assert client.query_points("c", query=vec(5), using="dense", limit=1).points[0].id == 5
 
         deadline = time.monotonic() + 60
@@ -232,16 +235,7 @@ def test_writes_pending_optimization_are_optimized_after_a_restart(tmp_path: Pat
     called the collection green with them unindexed."""
     first = run_server(tmp_path, "--optimize-idle-seconds", "3600", "--optimize-min-changes", "1000000")
     try:
-        client = client_for(first)
-        client.create_collection(
-            "c",
-            vectors_config={"dense": models.VectorParams(size=32, distance=models.Distance.COSINE)},
-            optimizers_config=models.OptimizersConfigDiff(indexing_threshold=100),  # KB: forces an HNSW build
-        )
-        vectors = np.random.default_rng(11).normal(size=(4000, 32)).tolist()
-        for start in range(0, 4000, 1000):
-            client.upsert("c", points=[models.PointStruct(id=i, vector={"dense": vectors[i]})
-                                       for i in range(start, start + 1000)])
+        vectors = _hnsw_collection(client_for(first), 4000, seed=11, batch=1000)
     finally:
         assert first.stop() == 0
     second = EmbeddedQdrant(tmp_path / "qdrant", tmp_path / "qdrant-2.log",
@@ -269,16 +263,10 @@ def test_an_optimization_outrun_by_writes_is_cancelled_and_runs_once_writes_paus
                         "--optimize-journal-max-points", "300")
     try:
         client = client_for(server)
-        client.create_collection(
-            "c",
-            vectors_config={"dense": models.VectorParams(size=32, distance=models.Distance.COSINE)},
-            optimizers_config=models.OptimizersConfigDiff(indexing_threshold=100),  # KB: forces an HNSW build
-        )
-        vectors = np.random.default_rng(5).normal(size=(22000, 32)).tolist()
+        # 20,000 points: an optimization of about 3 s here, long enough for the writes below to outrun
+        vectors = _hnsw_collection(client, 20000, seed=5, batch=5000)
         upsert = lambda lo, hi: client.upsert("c", points=[  # noqa: E731
             models.PointStruct(id=i, vector={"dense": vectors[i]}) for i in range(lo, hi)])
-        for lo in range(0, 20000, 5000):  # 20,000 points: an optimization of about 3 s here, long enough to outrun
-            upsert(lo, lo + 5000)
         deadline = time.monotonic() + 60
         while client.get_collection("c").status != models.CollectionStatus.YELLOW:
             assert time.monotonic() < deadline, "optimization never started"

@@ -35,8 +35,9 @@ def test_the_dense_requests_carry_the_collections_ef(qdrant_server: EmbeddedQdra
     assert params is not None and params.hnsw_ef == search_breadth.WIDEST
     proxy = RecordingProxy(qdrant_server.url).start()
     try:
-        found = recall_batch(QdrantClient(url=proxy.url, check_compatibility=False), "c", [1.0, 1.0, 0.5, 0.0], bm25.embed_query("build cache"),
-                             None, 3, with_payload=False, dense_params=params)
+        through = QdrantClient(url=proxy.url, check_compatibility=False)
+        found = recall_batch(through, "c", [1.0, 1.0, 0.5, 0.0], bm25.embed_query("build cache"), None, 3,
+                             with_payload=False, dense_params=params)
         [batch] = [json.loads(e.body) for e in proxy.recorded() if e.target.endswith("/points/query/batch")]
     finally:
         proxy.stop()

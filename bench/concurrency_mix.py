@@ -19,8 +19,8 @@ first when it will think longer than elf-api keeps an idle one open): the "paced
 figures the targets are read against. It is followed by the closed loop (no think time: the next call as soon
 as the last one answered, the most 32 agents can offer; --closed-duration, 0 skips it), printed too.
 
-Per phase: per kind the client latency (loopback round trip) p50/p95/p99 and, for searches, the server time
-(Server-Timing ``search;dur=``; the write endpoints send no Server-Timing, so their figure is the client's);
+Per phase: per kind the client latency (loopback round trip) p50/p95/p99 and the server time (Server-Timing:
+a search's ``search;dur=``, a write's ``app;dur=``, the time the request spent in Django);
 throughput beside the ceiling (bench.concurrency_mix_floor); errors (any non-200 answer or transport error);
 the indexing lag sampled every second during the phase (bench.concurrency_mix_lag: rows not indexed yet in each
 indexing outbox and the age of the oldest one), then the drain: seconds until no row is left. Each kind's
@@ -97,8 +97,8 @@ class MixAgent:
             tally.errors.append(failure)
         elif r.status_code != 200:
             tally.errors.append(f"{kind} {r.status_code} {r.text[:200]}")
-        elif "search" in (steps := timings(r.headers)):
-            tally.server[kind].append(steps["search"])
+        elif (server := (steps := timings(r.headers)).get("search", steps.get("app"))) is not None:
+            tally.server[kind].append(server)
 
     def _sentence(self, kind: str) -> str:
         return self.rng.choice(self.event_texts if kind == "add_event" else self.texts).partition(": ")[2]

@@ -1,5 +1,6 @@
 """The outermost middleware: a request id for every request, echoed in ``X-Request-Id``; one JSON log line and one
-latency observation per request.
+latency observation per request; and a ``Server-Timing`` entry ``app`` on every response: the request's time
+inside Django, middleware and rendering included (after the view's own entries, e.g. a search's ``search``).
 
 The route is the URL pattern that matched (``v2/notes/<uuid:note_id>``), not the path, so ids do not explode the
 metric's label values; a path no pattern matches is ``<unmatched>``.
@@ -22,6 +23,7 @@ from .json_logging import EXTRA_ATTR
 from .metrics import observe_request
 
 REQUEST_ID_HEADER = "X-Request-Id"
+SERVER_TIMING = "Server-Timing"
 REQUEST_ID_META = "HTTP_X_REQUEST_ID"
 UNMATCHED_ROUTE = "<unmatched>"
 _BINDS = {PUBLIC_URLCONF: "public", ADMIN_URLCONF: "admin"}
@@ -65,7 +67,10 @@ class RequestLogMiddleware:
         try:
             response = self.get_response(request)
             response[REQUEST_ID_HEADER] = request_id
-            self._record(request, response.status_code, time.perf_counter() - start)
+            seconds = time.perf_counter() - start
+            own = response.get(SERVER_TIMING)
+            response[SERVER_TIMING] = (f"{own}, " if own else "") + f"app;dur={seconds * 1000:.2f}"
+            self._record(request, response.status_code, seconds)
             return response
         finally:
             log_context.unbind(token)

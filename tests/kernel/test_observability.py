@@ -270,3 +270,17 @@ def test_metrics_need_an_admin_key_when_static_keys_are_on(isolated_services):
     line = wait_for_line(s.api, lambda rec: rec.get("request_id") == rid and rec["logger"] == "elf.request")
     assert (line["tenant_id"], line["agent_id"], line["route"]) == ("t1", "user-agent", "/v2/notes")
     assert not any(token in s.api.output() for token in TOKENS.values())
+
+
+def test_every_response_says_its_time_in_server_timing(svc):
+    """``app`` on every response, after a view's own entries (a search's ``search`` stays first)."""
+    health = requests.get(svc.public + "/health", timeout=30)
+    missing = requests.get(svc.public + f"/v2/notes/{uuid.uuid4()}", headers=headers(), timeout=30)
+    added = ingest(svc, [note("The release train leaves on Thursdays.")])
+    found = requests.post(svc.public + "/v2/searches", json={"query": "release train", "mode": "quick_find"},
+                          headers={**headers(), "X-ELF-Read-Profile": "private_only"}, timeout=30)
+    for r in (health, missing, added, found):
+        entries = [e.strip() for e in r.headers["Server-Timing"].split(",")]
+        assert re.fullmatch(r"app;dur=\d+\.\d\d", entries[-1]), (r.status_code, entries)
+    assert found.status_code == 200 and found.headers["Server-Timing"].startswith("search;dur=")
+    assert missing.status_code == 404 and added.status_code == 200

@@ -8,6 +8,7 @@ Layout under the data directory::
     collections/<name>/shard.optimizing/ a copy being optimized by a child process
     collections/<name>/shadow.ready      the copy has caught up and may replace `shard`
     collections/<name>/shard.old/        the live shard, moved aside during the swap
+    collections/<name>/pending_changes.json  the optimizer's count of changes, saved at every flush
     collections/.deleted-*               collections being removed (see registry.py)
 
 Locking, per collection: every shard call holds `_gate` shared; closing or swapping the shard holds it

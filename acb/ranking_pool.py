@@ -36,8 +36,6 @@ from .domain.pool_sql import DELTA_SQL, FULL_SQL
 KEEP_POOLS = 64  # pools kept per API process (least recently used goes first); each holds <= CANDIDATE_POOL_MAX
 
 # The pool's two statements are in acb.domain.pool_sql (the bench's floor runs the same text).
-
-
 HITS_SQL = """SELECT chunk_id, event_id, session_id, ts, kind, token_est, importance, text
                 FROM acb_chunks WHERE chunk_id = ANY(%(ids)s)"""
 

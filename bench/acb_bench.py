@@ -50,6 +50,7 @@ from psycopg.types.json import Jsonb
 
 from acb.domain.pool_sql import DELTA_SQL, FULL_SQL
 from bench.add_note_bench import LOCOMO
+from bench.pacing import think
 from bench.server_timing import timings
 from bench.stats import percentile
 from bench.target import loopback_base_url
@@ -62,8 +63,6 @@ WRITERS = ("planner", "coder")  # the measured session's agents; fast and retrie
 PRD_LIMITS = {"fast": 150.0, "retrieval": 500.0, "cold": 1500.0}
 TARGETS = {"fast": 50.0, "retrieval": 150.0, "cold": 1000.0}
 CONCURRENCY_FACTOR = 2.0  # our target: 16 agents' p95 within 2x one agent's
-# gunicorn's keep-alive is 2 s: a paced agent about to think longer closes its connection first (bench.concurrency_mix)
-IDLE_CLOSE_S = 1.5
 # Mirrors of acb.domain.vocabulary (bench may not import acb): what a private bundle may read, and the
 # importance of each kind.
 CHANNELS_VISIBLE = ["private", "team", "agent", "public"]
@@ -86,10 +85,9 @@ RECENT_SQL = """SELECT chunk_id, event_id, ts, kind, actor_type, actor_id, token
             ORDER BY ts DESC, chunk_id DESC
             LIMIT %(n)s"""
 # Since issue 35 a bundle keeps its ranking pool (acb.ranking_pool): the first bundle of a query ranks the pool in
-# full (POOL_FULL_SQL, which also takes the snapshot), every later one only ranks the chunks written since under
-# the kept snapshot (POOL_DELTA_SQL). A warm retrieval bundle's own SQL is POOL_DELTA_SQL plus the recent window;
-# the old floor (POOL_SQL plus the recent window, what every bundle ran before) is printed beside it.
-POOL_FULL_SQL, POOL_DELTA_SQL = FULL_SQL, DELTA_SQL
+# full (acb.domain.pool_sql's FULL_SQL, which also takes the snapshot), every later one only ranks the chunks
+# written since under the kept snapshot (DELTA_SQL). A warm retrieval bundle's own SQL is DELTA_SQL plus the
+# recent window; the old floor (POOL_SQL plus the recent window, what every bundle ran before) is printed beside it.
 TERMS_SQL = "SELECT lexeme FROM unnest(to_tsvector('english', %s)) ORDER BY positions[1], lexeme"
 
 SUBJECTS = ("billing service", "login page", "search index", "nightly export", "payment webhook", "release pipeline",
@@ -514,9 +512,9 @@ class Floor:
         pool in full, as the service's first bundle of a query does, untimed: it is that query's one cold bundle)."""
         q = self.tsquery(query)
         if query not in self.snapshots:
-            self.snapshots[query] = self.conn.execute(POOL_FULL_SQL, self.params(q=q, n=POOL_MAX)).fetchone()[0]
+            self.snapshots[query] = self.conn.execute(FULL_SQL, self.params(q=q, n=POOL_MAX)).fetchone()[0]
         t0 = time.perf_counter()
-        row = self.conn.execute(POOL_DELTA_SQL, self.params(q=q, snap=self.snapshots[query])).fetchone()
+        row = self.conn.execute(DELTA_SQL, self.params(q=q, snap=self.snapshots[query])).fetchone()
         ms = (time.perf_counter() - t0) * 1000
         self.snapshots[query] = row[0]
         return ms
@@ -528,7 +526,7 @@ class Floor:
     def full_pool(self, query: str) -> float:
         """A cold bundle's pool SQL (no kept pool for its query in the process): the pool ranked in full."""
         t0 = time.perf_counter()
-        self.conn.execute(POOL_FULL_SQL, self.params(q=self.tsquery(query), n=POOL_MAX)).fetchone()
+        self.conn.execute(FULL_SQL, self.params(q=self.tsquery(query), n=POOL_MAX)).fetchone()
         return (time.perf_counter() - t0) * 1000
 
     def retrieval_cold(self, query: str) -> float:
@@ -633,18 +631,12 @@ def concurrent_agents(base: str, dsn: str, checks: Checks, tenant: str, agents: 
     client, server, floor_ms, old_ms = [], [], [], []
     lock = threading.Lock()
 
-    def think(http: requests.Session, rng: random.Random) -> None:
-        pause = rng.expovariate(1 / think_s)
-        if pause > IDLE_CLOSE_S:
-            http.close()  # elf-api closes a connection idle for 2 s; a request sent as it does would be reset
-        time.sleep(pause)
-
     def agent(a: int) -> None:
         http, rng = requests.Session(), random.Random(f"agent-{a}")
         barrier.wait()
         for i in range(n):
             if think_s > 0:
-                think(http, rng)
+                think(http, rng, think_s)
             c, s, _ = build(http, base, checks, tenant, f"reviewer-{a:02d}", QUERIES[(a + i) % len(QUERIES)])
             with lock:
                 client.append(c)

@@ -45,6 +45,7 @@ from bench import concurrency_mix_floor, quiet
 from bench.add_note_bench import load_average, sentences
 from bench.concurrency_bench import questions
 from bench.concurrency_mix_lag import Sampler, drain
+from bench.pacing import think
 from bench.server_timing import timings
 from bench.stats import percentile
 from bench.target import live_base_url
@@ -56,11 +57,6 @@ KINDS = concurrency_mix_floor.KINDS
 WRITES = KINDS[1:]
 TARGET_MS = {"search": 300.0, "add_note": 500.0, "add_event": 500.0, "record_event": 500.0}
 TARGET_LAG_S, TARGET_DRAIN_S = 10.0, 60.0
-# elf-api (gunicorn) closes a kept-alive connection idle for 2 s (its default keepalive). An agent that is about
-# to think longer than this closes its own first, as the server would: otherwise a request sent just as the
-# server closes the idle socket fails with a connection reset (seen once in a 20 s paced run), an artefact of
-# the client's connection reuse, not of the service.
-IDLE_CLOSE_S = 1.5
 
 
 @dataclass
@@ -130,10 +126,7 @@ class MixAgent:
         while time.monotonic() < stop:
             self.one(tally)
             if think_s > 0:
-                pause = min(self.rng.expovariate(1 / think_s), max(0.0, stop - time.monotonic()))
-                if pause > IDLE_CLOSE_S:
-                    self.session.close()
-                time.sleep(pause)
+                think(self.session, self.rng, think_s, at_most_s=stop - time.monotonic())
         return tally
 
 

@@ -14,6 +14,7 @@ from types import FrameType
 from .app import QDRANT_API_VERSION, QdrantHTTPServer
 from .optimizer import Maintenance, OptimizePolicy
 from .registry import CollectionRegistry
+from .term_stats import IdfStatsPolicy
 
 log = logging.getLogger("elf_infra.qdrant_server")
 
@@ -35,6 +36,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--optimize-journal-max-points", type=int, default=defaults.journal_max_points,
                    help="points written while an optimization runs (kept in memory until its copy is swapped in) "
                         "beyond which it is cancelled and tried again once writes pause (default %(default)s)")
+    idf = IdfStatsPolicy()
+    p.add_argument("--idf-stats-min-points", type=int, default=idf.min_points,
+                   help="keep BM25 document frequencies for an IDF corpus (one keyword value) of at least this many "
+                        "points, instead of counting them per query (default %(default)s)")
+    p.add_argument("--idf-stats-max-terms", type=int, default=idf.max_terms,
+                   help="document frequencies kept per collection, over all corpora (default %(default)s)")
     return p.parse_args(argv)
 
 
@@ -54,7 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     except BlockingIOError:
         log.error("data dir %s is in use by another qdrant server process", data_dir)
         return 1
-    registry = CollectionRegistry(data_dir, grey_after=policy.min_changes)
+    registry = CollectionRegistry(data_dir, grey_after=policy.min_changes,
+                                  idf_policy=IdfStatsPolicy(min_points=args.idf_stats_min_points,
+                                                            max_terms=args.idf_stats_max_terms))
     registry.load_all()
     server = QdrantHTTPServer((args.host, args.port), registry)
     maintenance = Maintenance(registry, policy)

@@ -26,7 +26,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,7 +35,9 @@ import qdrant_edge as qe
 
 from . import config as cfg
 from .errors import ApiError, collection_not_found, edge_error
+from .filters import build_filter
 from .rwlock import RWLock
+from .term_stats import SCAN_PAGE, IdfStatsPolicy, Key, StatsWrite, TermStats
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +95,8 @@ class Collection:
     """One collection: its live shard, REST-level meta, write accounting and shadow-optimization state."""
 
     def __init__(
-        self, name: str, directory: Path, meta: dict[str, Any], shard: qe.EdgeShard, grey_after: int
+        self, name: str, directory: Path, meta: dict[str, Any], shard: qe.EdgeShard, grey_after: int,
+        idf_policy: IdfStatsPolicy | None = None,
     ) -> None:
         self.name = name
         self.directory = directory
@@ -114,6 +117,11 @@ class Collection:
         self._shadow_idle = threading.Event()
         self._shadow_idle.set()
         self.optimizer_error: str | None = None
+        sparse = meta["config"]["params"].get("sparse_vectors") or {}
+        self.term_stats = TermStats([n for n, v in sparse.items() if v.get("modifier") == "idf"],
+                                    idf_policy or IdfStatsPolicy())
+        self._builder_lock = threading.Lock()
+        self._builder: threading.Thread | None = None
 
     # --- paths ---------------------------------------------------------------------------------
     @property
@@ -134,7 +142,8 @@ class Collection:
 
     # --- lifecycle -----------------------------------------------------------------------------
     @classmethod
-    def create(cls, name: str, directory: Path, config: dict[str, Any], grey_after: int) -> Collection:
+    def create(cls, name: str, directory: Path, config: dict[str, Any], grey_after: int,
+               idf_policy: IdfStatsPolicy | None = None) -> Collection:
         """Create the shard, then commit the collection by writing its meta file."""
         directory.mkdir(parents=True)
         shard = _edge_call(lambda: qe.EdgeShard.create(str(directory / SHARD_DIR), cfg.edge_config(config)))
@@ -146,10 +155,10 @@ class Collection:
             "payload_schema": {},
         }
         write_json_atomic(directory / META_FILE, meta)
-        return cls(name, directory, meta, shard, grey_after)
+        return cls(name, directory, meta, shard, grey_after, idf_policy)
 
     @classmethod
-    def open(cls, directory: Path, grey_after: int) -> Collection:
+    def open(cls, directory: Path, grey_after: int, idf_policy: IdfStatsPolicy | None = None) -> Collection:
         """Load a collection: finish or undo an interrupted shard swap, load the shard, apply the meta's indexes."""
         meta = json.loads((directory / META_FILE).read_text(encoding="utf-8"))
         if meta.get("format") != META_FORMAT:
@@ -163,7 +172,7 @@ class Collection:
         shutil.rmtree(shadow_dir, ignore_errors=True)
         shutil.rmtree(old_dir, ignore_errors=True)
         shard = qe.EdgeShard.load(str(shard_dir))
-        coll = cls(meta["name"], directory, meta, shard, grey_after)
+        coll = cls(meta["name"], directory, meta, shard, grey_after, idf_policy)
         coll._reconcile_indexes()
         coll._changes = _saved_pending(directory)
         return coll
@@ -204,18 +213,83 @@ class Collection:
             self._require_open()
             return _edge_call(lambda: fn(self._shard))
 
-    def update(self, op: Any, changed_points: int) -> int:
-        """Apply one update operation; return its operation id."""
+    def update(self, op: Any, changed_points: int, write: StatsWrite) -> int:
+        """Apply one update operation, keeping the kept IDF corpora exact (`write` says which points it
+        replaces, deletes and adds); return its operation id."""
         with self._write_lock, self._gate.shared():
-            return self._apply(op, changed_points)
-
-    def delete_by_filter(self, op: Any) -> int:
-        """Apply a delete-by-filter, counting the points it removed for the optimizer."""
-        with self._write_lock, self._gate.shared():
-            before = self._shard.info().points_count
-            op_id = self._apply(op, 0)
-            self._changes += max(0, before - self._shard.info().points_count)
+            replaced = self._points_replaced(write)
+            before = self._shard.info().points_count if write.filter is not None else 0
+            op_id = self._apply(op, changed_points)
+            if write.filter is not None:  # the optimizer counts the points a delete-by-filter removed
+                self._changes += max(0, before - self._shard.info().points_count)
+            if write.unknown:
+                self.term_stats.forget_all()
+            elif replaced is not None:
+                self.term_stats.move(replaced, -1)
+                self.term_stats.move(write.added, +1)
             return op_id
+
+    def _points_replaced(self, write: StatsWrite) -> list[qe.Record] | None:
+        """The stored points `write` replaces or deletes, with what the kept corpora read; None when no corpus
+        is kept."""
+        if not self.term_stats.tracking or write.unknown:
+            return None
+        fields, vectors = self.term_stats.fields()
+        selector = qe.PayloadSelector.Include(fields)
+        out: list[qe.Record] = []
+        if write.ids:
+            out = _edge_call(lambda: self._shard.retrieve(write.ids, with_payload=selector, with_vector=vectors))
+        if write.filter is not None:
+            out += self._scan(write.filter, selector, vectors)
+        return out
+
+    def _scan(self, flt: Any, selector: Any, vectors: list[str]) -> Iterator[qe.Record]:
+        """The points `flt` admits, a scroll page at a time."""
+        offset = None
+        while True:
+            request = qe.ScrollRequest(offset=offset, limit=SCAN_PAGE, filter=flt, with_payload=selector,
+                                       with_vector=vectors)
+            records, offset = _edge_call(lambda r=request: self._shard.scroll(r))
+            yield from records
+            if offset is None:
+                return
+
+    # --- IDF corpora (term_stats.py) -------------------------------------------------------------
+    def query_body(self, body: Any) -> Any:
+        """A REST query body with the kept IDF corpora applied; starts building the corpora it names."""
+        out = self.term_stats.rewrite(body)
+        if self.term_stats.wake.is_set():
+            with self._builder_lock:
+                if self._builder is None:
+                    self._builder = threading.Thread(target=self._build_wanted, name=f"idf-{self.name}",
+                                                     daemon=True)
+                    self._builder.start()
+        return out
+
+    def _build_wanted(self) -> None:
+        while True:
+            with self._builder_lock:
+                keys = self.term_stats.take_wanted()
+                if not keys:
+                    self._builder = None
+                    return
+            for key in keys:
+                try:
+                    with self._write_lock, self._gate.shared():
+                        self._require_open()
+                        self.term_stats.build(key, self._count_corpus, self._scan_corpus)
+                except Exception:
+                    log.exception("collection %s: counting the IDF corpus %s failed", self.name, key)
+
+    @staticmethod
+    def _corpus_filter(key: Key) -> Any:
+        return build_filter({"must": [{"key": key[1], "match": {"value": key[2]}}]})
+
+    def _count_corpus(self, key: Key) -> int:
+        return _edge_call(lambda: self._shard.count(qe.CountRequest(exact=True, filter=self._corpus_filter(key))))
+
+    def _scan_corpus(self, key: Key) -> Iterator[qe.Record]:
+        return self._scan(self._corpus_filter(key), False, [key[0]])
 
     def _apply(self, op: Any, changed_points: int) -> int:
         self._require_open()

@@ -22,6 +22,7 @@ from .points import (
 )
 from .queries import build_count_request, build_query_request, build_scroll_request
 from .registry import CollectionRegistry
+from .term_stats import StatsWrite
 
 _UPDATE_MODES = {"upsert": qe.UpdateMode.Upsert, "insert_only": qe.UpdateMode.InsertOnly,
                  "update_only": qe.UpdateMode.UpdateOnly}
@@ -106,7 +107,9 @@ def upsert_points(reg: CollectionRegistry, p: Params, body: Any) -> Any:
         condition=build_filter(body.get("update_filter")),
         update_mode=_UPDATE_MODES[mode] if mode else None,
     )
-    return _update_result(coll.update(op, len(points)))
+    conditional = body.get("update_filter") is not None or mode not in (None, "upsert")
+    write = StatsWrite(ids=[pt.id for pt in points], added=points, unknown=conditional)
+    return _update_result(coll.update(op, len(points), write))
 
 
 def delete_points(reg: CollectionRegistry, p: Params, body: Any) -> Any:
@@ -115,12 +118,13 @@ def delete_points(reg: CollectionRegistry, p: Params, body: Any) -> Any:
     body = _object(body)
     if "points" in body:
         ids = point_ids(body["points"])
-        return _update_result(coll.update(qe.UpdateOperation.delete_points(ids), len(ids)))
+        return _update_result(coll.update(qe.UpdateOperation.delete_points(ids), len(ids), StatsWrite(ids=ids)))
     if "filter" in body:
         flt = build_filter(body["filter"])
         if flt is None:
             raise bad_request("delete needs a filter")
-        return _update_result(coll.delete_by_filter(qe.UpdateOperation.delete_points_by_filter(flt)))
+        op = qe.UpdateOperation.delete_points_by_filter(flt)
+        return _update_result(coll.update(op, 0, StatsWrite(filter=flt)))
     raise bad_request("delete needs `points` or `filter`")
 
 
@@ -156,7 +160,7 @@ def count_points(reg: CollectionRegistry, p: Params, body: Any) -> Any:
 def query_points(reg: CollectionRegistry, p: Params, body: Any) -> Any:
     """POST /collections/{name}/points/query."""
     coll = reg.get(p["name"])
-    request = build_query_request(_object(body))
+    request = build_query_request(coll.query_body(_object(body)))
     return {"points": [render_scored(sp) for sp in coll.read(lambda s: s.query(request))]}
 
 
@@ -166,6 +170,6 @@ def query_batch(reg: CollectionRegistry, p: Params, body: Any) -> Any:
     searches = _object(body).get("searches")
     if not isinstance(searches, list):
         raise bad_request("query batch needs a `searches` list")
-    batch = qe.QueryBatchRequest([build_query_request(_object(s)) for s in searches])
+    batch = qe.QueryBatchRequest([build_query_request(coll.query_body(_object(s))) for s in searches])
     results = coll.read(lambda s: s.query_batch(batch))
     return [{"points": [render_scored(sp) for sp in hits]} for hits in results]

@@ -14,6 +14,7 @@ from typing import Any
 
 from .collections import META_FILE, Collection
 from .errors import ApiError, bad_request, collection_not_found
+from .term_stats import IdfStatsPolicy
 
 log = logging.getLogger(__name__)
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,254}$")
@@ -22,9 +23,10 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,254}$")
 class CollectionRegistry:
     """All collections of one data directory, by name."""
 
-    def __init__(self, data_dir: Path, grey_after: int) -> None:
+    def __init__(self, data_dir: Path, grey_after: int, idf_policy: IdfStatsPolicy | None = None) -> None:
         self.root = data_dir / "collections"
         self._grey_after = grey_after
+        self._idf_policy = idf_policy or IdfStatsPolicy()
         self._lock = threading.Lock()
         self._collections: dict[str, Collection] = {}
 
@@ -38,7 +40,7 @@ class CollectionRegistry:
                 log.warning("removing %s: collection creation did not complete", entry)
                 shutil.rmtree(entry, ignore_errors=True)
             else:
-                coll = Collection.open(entry, self._grey_after)
+                coll = Collection.open(entry, self._grey_after, self._idf_policy)
                 self._collections[coll.name] = coll
         log.info("loaded %d collection(s) from %s", len(self._collections), self.root)
 
@@ -82,7 +84,8 @@ class CollectionRegistry:
             if directory.exists():
                 raise bad_request(f"collection directory {directory} exists without a loaded collection")
             try:
-                self._collections[name] = Collection.create(name, directory, config, self._grey_after)
+                self._collections[name] = Collection.create(name, directory, config, self._grey_after,
+                                                             self._idf_policy)
             except BaseException:
                 shutil.rmtree(directory, ignore_errors=True)
                 raise

@@ -14,7 +14,9 @@ Why the project and not exactly what the search may read (which adds the org spa
 leaves out other agents' private ones): Qdrant counts the corpus per request, and each condition of the corpus
 filter costs (at 100k notes in one project, per BM25 query: no corpus 1.1 ms, the tenant alone 2.2 ms, tenant
 and project 4-6 ms, the full read filter 7-7.5 ms, a MatchAny of two projects 7 ms). An org_shared note is
-scored with the statistics of the project that reads it.
+scored with the statistics of the project that reads it. The corpus is one keyword condition also because the
+embedded server keeps the document frequencies of such a corpus instead of counting them per request
+(elf_infra/qdrant_server/term_stats.py: 12.4 -> 3.3 ms per BM25 query at 1M notes in one project).
 """
 
 from __future__ import annotations

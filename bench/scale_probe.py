@@ -42,7 +42,7 @@ def overlap_at_10(cfg: ElfConfig, queries: Sequence[str], *, tenant: str, projec
     embedder = build_embedding(cfg)
     vectors = embedder.embed(list(queries))
     flt = scope_filter(tenant_id=tenant, project_id=project, agent_id=agent,
-                       scopes=list(cfg.scopes.read_profiles[read_profile]))
+                       scopes=list(cfg.scopes.read_profiles[read_profile]), status=None)  # as search.services.recall
     client = QdrantClient(url=cfg.storage.qdrant.url, timeout=300)
     shares = []
     try:

@@ -120,7 +120,7 @@ class SearchFloor:
         self.embedder = build_embedding(cfg)
         self.embedder.embed(["warm up"])  # a loaded model, as the service's is
         self.qdrant = _EngineTimed(QdrantClient(url=cfg.storage.qdrant.url, timeout=60))
-        self.flt = scope_filter(tenant_id=tenant, project_id=project, agent_id=agent, scopes=scopes)
+        self.flt = scope_filter(tenant_id=tenant, project_id=project, agent_id=agent, scopes=scopes, status=None)
         self.corpus = idf_corpus(tenant, project)
         self.conn = psycopg.connect(cfg.storage.postgres.dsn, autocommit=True)
         self.params = {"tenant": tenant, "project": project, "org": ORG_PROJECT_ID, "scopes": scopes, "agent": agent}

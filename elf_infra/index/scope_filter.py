@@ -1,5 +1,6 @@
 """The Qdrant payload filter of the read rule's first cut, shared by the notes and the doc collections: the
-tenant, active status, and per allowed scope its home (the caller's project, or the org space for org_shared)
+tenant, active status (None: no status condition, as notes search, whose points are all active), and per allowed
+scope its home (the caller's project, or the org space for org_shared)
 and, for agent_private, the caller itself. Grants are checked in Postgres afterwards; this only narrows. And
 the IDF corpus of a caller's BM25 queries: its project's points."""
 
@@ -32,12 +33,13 @@ def idf_corpus(tenant_id: str, project_id: str) -> models.Filter:
 
 
 def scope_filter(*, tenant_id: str, project_id: str, agent_id: str, scopes: Iterable[str],
-                 status: str = "active") -> models.Filter:
+                 status: str | None = "active") -> models.Filter:
     should: list = []
     for scope in scopes:
         must = [_match("scope", scope), _match("project_id", home_project(project_id, scope))]
         if scope == Scope.AGENT_PRIVATE:
             must.append(_match("agent_id", agent_id))
         should.append(models.Filter(must=must))
-    return models.Filter(must=[_match("tenant_id", tenant_id), _match("status", status)],
+    required = [_match("tenant_id", tenant_id)] + ([_match("status", status)] if status is not None else [])
+    return models.Filter(must=required,
                          should=should or [_match("scope", "__none__")])

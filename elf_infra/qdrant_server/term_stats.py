@@ -92,8 +92,10 @@ def _one_keyword(corpus: Any) -> tuple[str, str] | None:
     if len(corpus["must"]) != 1:
         return None
     cond = _no_nones(corpus["must"][0])
-    match = _no_nones(cond.get("match")) if isinstance(cond, dict) else None
-    if set(cond or {}) != {"key", "match"} or not isinstance(match, dict) or set(match) != {"value"}:
+    if not isinstance(cond, dict):
+        return None
+    match = _no_nones(cond.get("match"))
+    if set(cond) != {"key", "match"} or not isinstance(match, dict) or set(match) != {"value"}:
         return None
     if not isinstance(cond["key"], str) or not isinstance(match["value"], str):
         return None
@@ -162,8 +164,11 @@ class TermStats:
                 return request
             corpus.used = time.monotonic()
             vector, wrap = sparse
-            weights = [float(w) * idf(corpus.points, corpus.df.get(t, 0)) / LN2
-                       for t, w in zip(vector["indices"], vector["values"], strict=True)]
+            try:
+                weights = [float(w) * idf(corpus.points, corpus.df.get(t, 0)) / LN2
+                           for t, w in zip(vector["indices"], vector["values"], strict=True)]
+            except (TypeError, ValueError):  # not a sparse vector: build_query_request answers 400
+                return request
         query: dict[str, Any] = {"indices": vector["indices"], "values": weights}
         return {**request, "query": {wrap: query} if wrap else query, "params": {**params, "idf": {"corpus": NO_POINT}}}
 

@@ -169,3 +169,14 @@ def test_a_corpus_being_built_is_not_asked_for_again() -> None:
     point = qe.Point(1, {"bm25": qe.SparseVector([1], [1.0])}, {"scope": "A"})
     stats.build(("bm25", "scope", "A"), lambda k: 1, lambda k: iter([point]))
     assert stats.rewrite(_body("A"))["params"]["idf"] == {"corpus": NO_POINT}
+
+
+@pytest.mark.parametrize("body", [
+    {**_body("A"), "query": {"indices": [1, 2], "values": ["x", None]}},
+    {**_body("A"), "query": {"indices": [[1]], "values": [1.0]}},
+    {**_body("A"), "params": {"idf": {"corpus": {"must": [[{"key": "scope"}]]}}}},
+    {**_body("A"), "params": {"idf": {"corpus": {"must": [{"key": "scope", "match": "A"}]}}}},
+])
+def test_a_malformed_body_is_left_for_the_request_builder_to_refuse(body: dict) -> None:
+    stats = _stats_of([("A", [1, 2]), ("A", [1])])
+    assert stats.rewrite(body) is body

@@ -108,8 +108,7 @@ def upsert_points(reg: CollectionRegistry, p: Params, body: Any) -> Any:
         update_mode=_UPDATE_MODES[mode] if mode else None,
     )
     conditional = body.get("update_filter") is not None or mode not in (None, "upsert")
-    write = StatsWrite(ids=[pt.id for pt in points], added=points, unknown=conditional)
-    return _update_result(coll.update(op, len(points), write))
+    return _update_result(coll.update(op, len(points), StatsWrite.upsert(points, conditional=conditional)))
 
 
 def delete_points(reg: CollectionRegistry, p: Params, body: Any) -> Any:
@@ -118,7 +117,7 @@ def delete_points(reg: CollectionRegistry, p: Params, body: Any) -> Any:
     body = _object(body)
     if "points" in body:
         ids = point_ids(body["points"])
-        return _update_result(coll.update(qe.UpdateOperation.delete_points(ids), len(ids), StatsWrite(ids=ids)))
+        return _update_result(coll.update(qe.UpdateOperation.delete_points(ids), len(ids), StatsWrite.delete(ids)))
     if "filter" in body:
         flt = build_filter(body["filter"])
         if flt is None:

@@ -55,6 +55,17 @@ class StatsWrite:
     added: list[qe.Point] = field(default_factory=list)
     unknown: bool = False
 
+    @classmethod
+    def upsert(cls, points: list[qe.Point], *, conditional: bool) -> StatsWrite:
+        """An upsert of `points`: an id given twice is one point, its last one (as the shard applies them)."""
+        last = {point.id: point for point in points}
+        return cls(ids=list(last), added=list(last.values()), unknown=conditional)
+
+    @classmethod
+    def delete(cls, ids: list[Any]) -> StatsWrite:
+        """A delete by ids: an id given twice removes one point."""
+        return cls(ids=list(dict.fromkeys(ids)))
+
 
 def idf(points: int, df: int) -> float:
     """Qdrant's BM25 IDF of a term found in `df` of a corpus's `points` points."""

@@ -101,6 +101,11 @@ def test_kept_corpus_scores_equal_qdrant_edges_through_writes(tmp_path: Path) ->
         client.delete("c", points_selector=models.FilterSelector(filter=models.Filter(must=[
             models.FieldCondition(key="n", range=models.Range(gte=200, lt=230))])), wait=True)
         _same_scores(client, ["A", "B"], rng)
+        # one id twice in a write: the last point of an upsert stands, a delete removes the point once
+        client.upsert("c", points=[_point(95, "B", [1, 2], rng), _point(95, "A", [3, 4, 5], rng),
+                                   _point(341, "A", [1], rng), _point(341, "A", [2, 6], rng)], wait=True)
+        client.delete("c", points_selector=models.PointIdsList(points=[96, 96, 97]), wait=True)
+        _same_scores(client, ["A", "B"], rng)
         assert server.log_text().count(BUILT) == 2  # kept by the writes, not counted again
 
         # an upsert whose effect depends on the stored points: the corpora are dropped and built again

@@ -27,7 +27,7 @@ from qdrant_client import QdrantClient, models
 
 from elf_config import ElfConfig
 from elf_infra.index.hybrid import DENSE_VECTOR
-from elf_infra.index.scope_filter import scope_filter
+from elf_infra.index.notes_collection import read_filter
 from elf_infra.index.search_breadth import dense_params
 from elf_infra.providers.factory import build_embedding
 
@@ -41,8 +41,8 @@ def overlap_at_10(cfg: ElfConfig, queries: Sequence[str], *, tenant: str, projec
     the service searches it (elf_infra.index.search_breadth)."""
     embedder = build_embedding(cfg)
     vectors = embedder.embed(list(queries))
-    flt = scope_filter(tenant_id=tenant, project_id=project, agent_id=agent,
-                       scopes=list(cfg.scopes.read_profiles[read_profile]), status=None)  # as search.services.recall
+    flt = read_filter(tenant_id=tenant, project_id=project, agent_id=agent,
+                      scopes=list(cfg.scopes.read_profiles[read_profile]))
     client = QdrantClient(url=cfg.storage.qdrant.url, timeout=300)
     shares = []
     try:

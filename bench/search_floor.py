@@ -7,7 +7,7 @@ those three for the same query, in this process, against the service's own colle
   (and this process's CPU time, which counts every onnxruntime thread);
 - Qdrant: the search's batch of a dense and a BM25 query, and the dense query among the notes observed on a
   date the query names when it names one (``elf_infra.index.hybrid.recall_batch``, ids and scores only) under
-  the same payload filter (``scope_filter`` of the read profile's scopes), limit
+  the same payload filter (``notes_collection.read_filter`` of the read profile's scopes), limit
   ``memory.candidate_k``; the figure is the engine's own ``time`` from the REST response (qdrant-client drops
   it from its high-level answer, so the batch goes through its generated REST API; HTTP and JSON are not in it);
 - Postgres: the re-validation query of search.services.pipeline ``_revalidate`` (the read rule, status and
@@ -33,8 +33,8 @@ from elf_domain.spaces import ORG_PROJECT_ID
 from elf_domain.time_phrases import observed_ranges
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import TIE_FETCH, recall_batch
-from elf_infra.index.notes_collection import observed_between
-from elf_infra.index.scope_filter import idf_corpus, scope_filter
+from elf_infra.index.notes_collection import observed_between, read_filter
+from elf_infra.index.scope_filter import idf_corpus
 from elf_infra.index.search_breadth import dense_params
 from elf_infra.providers.factory import build_embedding
 
@@ -120,7 +120,7 @@ class SearchFloor:
         self.embedder = build_embedding(cfg)
         self.embedder.embed(["warm up"])  # a loaded model, as the service's is
         self.qdrant = _EngineTimed(QdrantClient(url=cfg.storage.qdrant.url, timeout=60))
-        self.flt = scope_filter(tenant_id=tenant, project_id=project, agent_id=agent, scopes=scopes, status=None)
+        self.flt = read_filter(tenant_id=tenant, project_id=project, agent_id=agent, scopes=scopes)
         self.corpus = idf_corpus(tenant, project)
         self.conn = psycopg.connect(cfg.storage.postgres.dsn, autocommit=True)
         self.params = {"tenant": tenant, "project": project, "org": ORG_PROJECT_ID, "scopes": scopes, "agent": agent}

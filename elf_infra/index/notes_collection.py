@@ -13,7 +13,7 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from .hybrid import DENSE_VECTOR, SPARSE_VECTOR, ensure_hybrid_collection
-from .scope_filter import LEXICAL_SCOPE, lexical_scope
+from .scope_filter import LEXICAL_SCOPE, lexical_scope, scope_filter
 
 KEYWORD_INDEXES = ("tenant_id", "project_id", "agent_id", "scope", "status", "note_id", "type", "key", LEXICAL_SCOPE)
 # When the note's statement was made, in whole seconds since the epoch (an integer index: a search whose query
@@ -122,6 +122,16 @@ def observed_between(ranges: Sequence[tuple[int, int]]) -> models.Filter:
     """Points observed inside any of ``ranges`` (epoch seconds, both ends included)."""
     return models.Filter(should=[models.FieldCondition(key=OBSERVED_TS, range=models.Range(gte=lo, lte=hi))
                                  for lo, hi in ranges])
+
+
+def read_filter(*, tenant_id: str, project_id: str, agent_id: str, scopes: Sequence[str]) -> models.Filter:
+    """The first cut of a notes search (search.services.recall; the bench's floor and overlap probe send the same):
+    the tenant and per allowed scope its home. No status condition: a note has points only while it is active (the
+    worker deletes the points of a note that is not; rebuild and import index live notes only), and a point's
+    status payload is only rewritten by re-indexing, so the condition excluded nothing and cost each search 0.7 ms
+    of Qdrant time at 1M notes (9.2 -> 8.3-8.7 ms engine p50 for the dense and BM25 legs). Postgres re-validates
+    status, TTL, scope and grants."""
+    return scope_filter(tenant_id=tenant_id, project_id=project_id, agent_id=agent_id, scopes=scopes, status=None)
 
 
 def note_filter(note_id: uuid.UUID | str) -> models.Filter:

@@ -13,8 +13,8 @@ from qdrant_client import models
 from elf_domain.time_phrases import observed_ranges
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import TIE_FETCH, recall_batch
-from elf_infra.index.notes_collection import observed_between
-from elf_infra.index.scope_filter import idf_corpus, scope_filter
+from elf_infra.index.notes_collection import observed_between, read_filter
+from elf_infra.index.scope_filter import idf_corpus
 from elf_kernel.context import RequestContext
 
 from ..domain.rrf import rrf_fuse
@@ -56,14 +56,10 @@ QUERY_VECTORS = QueryVectorCache()
 
 
 def payload_filter(ctx: RequestContext, allowed_scopes: list[str]) -> models.Filter:
-    """tenant and per allowed scope its home: the caller's own private notes and the project's shared notes in
-    its project, org-shared notes in the org space. Status, TTL and grants are checked in Postgres
-    (selectors.readable_notes). No status condition: a note has points only while it is active (the worker
-    deletes the points of a note that is not; rebuild and import index live notes only), and a point's status
-    payload is only rewritten by re-indexing, so the condition excluded nothing and cost each search 0.7 ms of
-    Qdrant time at 1M notes (9.2 -> 8.3-8.7 ms engine p50 for the dense and BM25 legs)."""
-    return scope_filter(tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id,
-                        scopes=allowed_scopes, status=None)
+    """The caller's own private notes and the project's shared notes in its project, org-shared notes in the org
+    space (notes_collection.read_filter); status, TTL and grants are checked in Postgres (selectors.readable_notes)."""
+    return read_filter(tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id,
+                       scopes=allowed_scopes)
 
 
 def lexical_corpus(ctx: RequestContext) -> models.Filter:

@@ -26,6 +26,7 @@ import psycopg
 from qdrant_client import QdrantClient, models
 
 from elf_config import ElfConfig
+from elf_infra.index import collection_facts
 from elf_infra.index.hybrid import DENSE_VECTOR
 from elf_infra.index.notes_collection import read_filter
 from elf_infra.index.search_breadth import dense_params
@@ -41,9 +42,10 @@ def overlap_at_10(cfg: ElfConfig, queries: Sequence[str], *, tenant: str, projec
     the service searches it (elf_infra.index.search_breadth)."""
     embedder = build_embedding(cfg)
     vectors = embedder.embed(list(queries))
-    flt = read_filter(tenant_id=tenant, project_id=project, agent_id=agent,
-                      scopes=list(cfg.scopes.read_profiles[read_profile]))
     client = QdrantClient(url=cfg.storage.qdrant.url, timeout=300)
+    flt = read_filter(tenant_id=tenant, project_id=project, agent_id=agent,
+                      scopes=list(cfg.scopes.read_profiles[read_profile]),
+                      keyed=collection_facts.facts(client, cfg.storage.qdrant.collection).keyed)
     shares = []
     try:
         for vec in vectors:

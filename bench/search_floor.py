@@ -31,7 +31,7 @@ from bench.stats import percentile
 from elf_config import ElfConfig
 from elf_domain.spaces import ORG_PROJECT_ID
 from elf_domain.time_phrases import observed_ranges
-from elf_infra.index import bm25
+from elf_infra.index import bm25, collection_facts
 from elf_infra.index.hybrid import TIE_FETCH, recall_batch
 from elf_infra.index.notes_collection import observed_between, read_filter
 from elf_infra.index.scope_filter import idf_corpus
@@ -120,7 +120,8 @@ class SearchFloor:
         self.embedder = build_embedding(cfg)
         self.embedder.embed(["warm up"])  # a loaded model, as the service's is
         self.qdrant = _EngineTimed(QdrantClient(url=cfg.storage.qdrant.url, timeout=60))
-        self.flt = read_filter(tenant_id=tenant, project_id=project, agent_id=agent, scopes=scopes)
+        self.flt = read_filter(tenant_id=tenant, project_id=project, agent_id=agent, scopes=scopes,
+                               keyed=collection_facts.facts(self.qdrant.client, self.collection).keyed)
         self.corpus = idf_corpus(tenant, project)
         self.conn = psycopg.connect(cfg.storage.postgres.dsn, autocommit=True)
         self.params = {"tenant": tenant, "project": project, "org": ORG_PROJECT_ID, "scopes": scopes, "agent": agent}

@@ -13,7 +13,8 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from .hybrid import DENSE_VECTOR, SPARSE_VECTOR, ensure_hybrid_collection
-from .scope_filter import LEXICAL_SCOPE, lexical_scope, scope_filter
+from .read_keys import add_read_keys, some_point_lacks_read_key, warn_unkeyed
+from .scope_filter import LEXICAL_SCOPE, READ_KEY, lexical_scope, read_key, read_keys, scope_filter
 
 KEYWORD_INDEXES = ("tenant_id", "project_id", "agent_id", "scope", "status", "note_id", "type", "key", LEXICAL_SCOPE)
 # When the note's statement was made, in whole seconds since the epoch (an integer index: a search whose query
@@ -50,15 +51,30 @@ def ensure_notes_collection(client: QdrantClient, name: str, vector_dim: int) ->
     (hybrid.CollectionMismatch when its vectors differ; it is never changed or dropped here). A keyword index
     created by an earlier version with other parameters (no ``is_tenant`` / ``enable_hnsw``, see
     ``keyword_index``) is replaced by the current one in place: the points stay, and the HNSW links follow at
-    the collection's next optimization."""
+    the collection's next optimization. The ``read_key`` index, which turns searches to that key
+    (``searched_by_read_key``), is created when no point lacks the key (a new collection); else a warning names the
+    command that adds it (``key_reads``, elf_infra.index.read_keys)."""
     ensure_hybrid_collection(client, name, vector_dim, KEYWORD_INDEXES)  # a missing field: created, and warned about
     schema = client.get_collection(name).payload_schema
+    if READ_KEY not in schema:
+        if some_point_lacks_read_key(client, name):
+            warn_unkeyed(name)
+        else:
+            client.create_payload_index(name, READ_KEY, keyword_index(READ_KEY), wait=True)
     for field in KEYWORD_INDEXES:
         wanted = keyword_index(field)
         if field not in schema or _index_differs(schema[field], wanted):
             client.create_payload_index(name, field, wanted, wait=True)
     if OBSERVED_TS not in schema:
         client.create_payload_index(name, OBSERVED_TS, models.PayloadSchemaType.INTEGER, wait=True)
+
+
+def key_reads(client: QdrantClient, name: str) -> int:
+    """Give every point of the notes collection ``name`` that lacks it its ``read_key`` (from its own payload), then
+    index the key, which turns searches to it. Returns how many points were rewritten."""
+    added = add_read_keys(client, name)
+    client.create_payload_index(name, READ_KEY, keyword_index(READ_KEY), wait=True)
+    return added
 
 
 def _timestamp(value: datetime | None) -> str | None:
@@ -108,6 +124,7 @@ def chunk_point(
         "confidence": confidence,
         "embedding_version": embedding_version,
         LEXICAL_SCOPE: lexical_scope(tenant_id, project_id),  # BM25's IDF corpus (hybrid.scoped_idf)
+        READ_KEY: read_key(scope, project_id, agent_id),  # who may find it (read_filter)
     }
     if observed_at is not None:
         payload[OBSERVED_TS] = int(observed_at.timestamp())
@@ -124,14 +141,31 @@ def observed_between(ranges: Sequence[tuple[int, int]]) -> models.Filter:
                                  for lo, hi in ranges])
 
 
-def read_filter(*, tenant_id: str, project_id: str, agent_id: str, scopes: Sequence[str]) -> models.Filter:
+def read_filter(*, tenant_id: str, project_id: str, agent_id: str, scopes: Sequence[str],
+                keyed: bool = True) -> models.Filter:
     """The first cut of a notes search (search.services.recall; the bench's floor and overlap probe send the same):
-    the tenant and per allowed scope its home. No status condition: a note has points only while it is active (the
-    worker deletes the points of a note that is not; rebuild and import index live notes only), and a point's
-    status payload is only rewritten by re-indexing, so the condition excluded nothing and cost each search 0.7 ms
-    of Qdrant time at 1M notes (9.2 -> 8.3-8.7 ms engine p50 for the dense and BM25 legs). Postgres re-validates
-    status, TTL, scope and grants."""
-    return scope_filter(tenant_id=tenant_id, project_id=project_id, agent_id=agent_id, scopes=scopes, status=None)
+    the tenant and the ``read_key`` of each allowed scope (``scope_filter.read_keys``: its home and, for
+    agent_private, the caller), two conditions. Each condition costs the filtered HNSW search about 0.5 ms at
+    1M notes (ef 1600); the tenant, Qdrant's ``is_tenant`` field, less. The same cut written as scope, project
+    and agent per scope (``keyed=False``: for a collection some of whose points predate ``read_key``, see
+    ``searched_by_read_key``) cost 1.1 ms more engine time at p50 (docs/benchmarks.md, Scale).
+    No status condition: a note has points only while it is active (the worker deletes the points of a note that
+    is not; rebuild and import index live notes only), and a point's status payload is only rewritten by
+    re-indexing, so the condition excluded nothing and cost each search 0.7 ms at 1M notes. Postgres
+    re-validates status, TTL, scope and grants."""
+    if not keyed:
+        return scope_filter(tenant_id=tenant_id, project_id=project_id, agent_id=agent_id, scopes=scopes,
+                            status=None)
+    keys = read_keys(project_id, agent_id, scopes)
+    match = models.MatchAny(any=keys) if keys else models.MatchValue(value="__none__")  # no scope: nothing
+    return models.Filter(must=[models.FieldCondition(key=TENANT, match=models.MatchValue(value=tenant_id)),
+                               models.FieldCondition(key=READ_KEY, match=match)])
+
+
+def searched_by_read_key(schema: dict) -> bool:
+    """Whether a notes collection with this payload schema is searched by ``read_key``: its index exists only
+    once every point carries the key (``ensure_notes_collection``)."""
+    return READ_KEY in schema
 
 
 def note_filter(note_id: uuid.UUID | str) -> models.Filter:

@@ -26,6 +26,22 @@ def lexical_scope(tenant_id: str, project_id: str) -> str:
     return f"{tenant_id}\t{project_id}"
 
 
+READ_KEY = "read_key"  # notes payload: "<scope>\t<project_id>\t<agent_id for agent_private, else empty>"
+
+
+def read_key(scope: str, project_id: str, agent_id: str) -> str:
+    """A notes point's ``read_key``: who may find it, in one keyword (its scope, the project it is stored under
+    and, for agent_private, its agent). A search matches its scopes' keys with one condition instead of three
+    (elf_infra.index.notes_collection.read_filter)."""
+    return f"{scope}\t{project_id}\t{agent_id if scope == Scope.AGENT_PRIVATE else ''}"
+
+
+def read_keys(project_id: str, agent_id: str, scopes: Iterable[str]) -> list[str]:
+    """The ``read_key`` of every point a caller of ``project_id`` and ``agent_id`` may find in ``scopes``: per
+    scope its home (the caller's project, or the org space for org_shared) and, for agent_private, the caller."""
+    return [read_key(s, home_project(project_id, s), agent_id) for s in scopes]
+
+
 def idf_corpus(tenant_id: str, project_id: str) -> models.Filter:
     """The points whose term statistics a caller's BM25 reads (elf_infra.index.hybrid): its project's, named by
     one keyword condition (two conditions, tenant and project, cost Qdrant twice as much per query)."""

@@ -10,18 +10,13 @@ size, read at most once a minute per process; the steps are wide, so the same da
 
 from __future__ import annotations
 
-import threading
-import time
-
 from qdrant_client import QdrantClient, models
+
+from . import collection_facts
 
 # (collections below this many points, their ef); None: Qdrant's default
 STEPS: tuple[tuple[int, int | None], ...] = ((250_000, None), (500_000, 200), (750_000, 400), (1_000_000, 800))
 WIDEST = 1600
-SIZE_TTL_S = 60.0
-
-_sizes: dict[str, tuple[float, int]] = {}
-_lock = threading.Lock()
 
 
 def hnsw_ef_for(points: int) -> int | None:
@@ -34,19 +29,10 @@ def hnsw_ef_for(points: int) -> int | None:
 
 def dense_params(client: QdrantClient, collection: str) -> models.SearchParams | None:
     """The dense requests' search params for ``collection`` as it is now (its size read at most once a minute)."""
-    now = time.monotonic()
-    with _lock:
-        cached = _sizes.get(collection)
-    if cached is None or now - cached[0] > SIZE_TTL_S:
-        points = client.get_collection(collection).points_count or 0
-        cached = (now, points)
-        with _lock:
-            _sizes[collection] = cached
-    ef = hnsw_ef_for(cached[1])
+    ef = hnsw_ef_for(collection_facts.facts(client, collection).points)
     return None if ef is None else models.SearchParams(hnsw_ef=ef)
 
 
 def forget() -> None:
     """Drop the sizes read (tests)."""
-    with _lock:
-        _sizes.clear()
+    collection_facts.forget()

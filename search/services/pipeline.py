@@ -21,6 +21,7 @@ from elf_config import ElfConfig
 from elf_config.rules import LOCAL_PROVIDER
 from elf_domain.time_ids import uuid7
 from elf_domain.vocabulary import SEARCH_MODES as MODES
+from elf_infra.index import collection_facts
 from elf_infra.index.search_breadth import dense_params
 from elf_infra.providers.factory import build_embedding
 from elf_kernel.context import RequestContext
@@ -181,11 +182,13 @@ def _recaller(cfg: ElfConfig, ctx: RequestContext, allowed: list[str], limit: in
     handle = notes_index(cfg).handle  # ensured once per process, and again if Qdrant answers 404; the query
     # itself goes through the handle's plain-HTTP ``points`` (elf_infra.index.points_query)
     embedder = _TimedEmbedder(build_embedding(cfg), stages)
-    flt, corpus = recall.payload_filter(ctx, allowed), recall.lexical_corpus(ctx)
+    corpus = recall.lexical_corpus(ctx)
     context_description = recall.project_context(cfg, ctx)
     return lambda queries: handle.call(lambda client, collection: recall.recall(
         client=handle.points, collection=collection, embedder=embedder, embedding_version=cfg.embedding_version,
-        queries=queries, flt=flt, corpus=corpus, limit=limit, context_description=context_description,
+        queries=queries, corpus=corpus,
+        flt=recall.payload_filter(ctx, allowed, keyed=collection_facts.facts(client, collection).keyed),
+        limit=limit, context_description=context_description,
         dense_params=dense_params(client, collection)))
 
 

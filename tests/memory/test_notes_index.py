@@ -275,7 +275,9 @@ def test_chunk_point_carries_section_6_payload_and_no_text() -> None:
     note_id, chunk_id = uuid.uuid4(), uuid.uuid4()
     point = _chunk(str(note_id), 2, [1.0, 0, 0, 0], "Paris is the capital of France", chunk_id=chunk_id, key="capital")
     assert point.id == str(chunk_id)
-    assert set(point.payload) == SECTION_6_FIELDS | {"lexical_scope"}  # + BM25's IDF corpus key (issue 36)
+    # + BM25's IDF corpus key (issue 36) and who may find it (issue 35)
+    assert set(point.payload) == SECTION_6_FIELDS | {"lexical_scope", "read_key"}
+    assert point.payload["read_key"] == "project_shared\tp1\t"
     assert point.payload["lexical_scope"] == "t1\tp1"
     assert point.payload["note_id"] == str(note_id) and point.payload["chunk_index"] == 2
     assert point.payload["updated_at"] == "2025-01-02T03:04:05+00:00" and point.payload["type"] == "fact"
@@ -292,7 +294,7 @@ def test_ensure_notes_collection_creates_checks_and_is_idempotent(qdrant_server:
     assert (dense.size, dense.distance) == (DIM, models.Distance.COSINE)
     assert info.config.params.sparse_vectors["bm25"].modifier == models.Modifier.IDF
     assert {f: s.data_type for f, s in info.payload_schema.items()} == {
-        **dict.fromkeys(KEYWORD_INDEXES, models.PayloadSchemaType.KEYWORD),
+        **dict.fromkeys((*KEYWORD_INDEXES, "read_key"), models.PayloadSchemaType.KEYWORD),
         OBSERVED_TS: models.PayloadSchemaType.INTEGER,
     }
     with pytest.raises(CollectionMismatch, match="size 4 but storage.qdrant.vector_dim is 8"):

@@ -25,6 +25,7 @@ import numpy as np
 from django.db import connection, transaction
 
 from elf_config import ElfConfig
+from elf_infra.index.notes_collection import key_reads
 from elf_infra.index.rebuild import Progress, RebuildReport
 from memory.indexing.index import chunk_to_point, notes_index
 from memory.models import MemoryNote, NoteStatus
@@ -42,7 +43,9 @@ LIVE = "n.status = %(active)s AND (n.expires_at IS NULL OR n.expires_at > now())
 def rebuild_notes(*, cfg: ElfConfig, progress: Progress | None = None, tenant_id: str | None = None,
                   project_id: str | None = None) -> RebuildReport:
     """Upsert a point for every chunk of every active, unexpired note (of ``tenant_id`` and ``project_id``,
-    when given) from its stored vector."""
+    when given) from its stored vector. A rebuild of every tenant ends by giving the points it did not write
+    (an earlier version's, of notes no longer live) their ``read_key`` and indexing it
+    (elf_infra.index.notes_collection.key_reads), so the collection is searched by that key from then on."""
     index = notes_index(cfg)
     index.handle.ensure()
     params = {"active": NoteStatus.ACTIVE.value, "version": cfg.embedding_version, "tenant": tenant_id,
@@ -64,6 +67,8 @@ def rebuild_notes(*, cfg: ElfConfig, progress: Progress | None = None, tenant_id
         cur.execute(sql, params)
         while batch := cur.fetchmany(BATCH):
             pipeline.submit(_points(batch, cfg.embedding_version), len(batch))
+    if tenant_id is None and project_id is None:
+        index.handle.call(key_reads)
     return pipeline.report()
 
 

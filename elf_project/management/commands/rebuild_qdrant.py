@@ -5,6 +5,10 @@ document chunks), the report to stdout as one JSON object:
 ``{"rebuilt_count": ..., "missing_vector_count": ..., "error_count": ..., "docs": {the same three}}`` (the
 top-level counts are the notes'). The exit status is 1 when any point of either collection failed to
 upsert, 0 otherwise (missing vectors are reported, not failures: the outboxes embed them).
+
+``--read-keys`` does only what a rebuild ends with: every notes point without ``read_key`` (written by an
+earlier version) gets it from its own payload, then the key is indexed and searches use it
+(elf_infra.index.read_keys); it reads no Postgres row. Its report: ``{"read_keys_added": ...}``.
 """
 
 from __future__ import annotations
@@ -13,8 +17,10 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, OutputWrapper
 
+from elf_infra.index.notes_collection import key_reads
 from elf_kernel.runtime import get_config
 from elf_project.rebuild import rebuild_all
+from memory.indexing.index import notes_index
 
 BAR_WIDTH = 30
 
@@ -46,14 +52,23 @@ class Command(BaseCommand):
     help = ("Rebuild the Qdrant notes and doc collections from the chunk vectors in Postgres "
             "(never calls the embedding provider).")
 
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--read-keys", action="store_true",
+                            help="only give the notes points that lack it their read_key, then index it")
+
     def handle(self, *args, **options) -> None:
+        cfg = get_config()
+        if options["read_keys"]:
+            added = notes_index(cfg).handle.call(key_reads)
+            self.stdout.write(json.dumps({"read_keys_added": added}))
+            return
         notes_bar, docs_bar = ProgressBar(self.stderr), ProgressBar(self.stderr, "rebuild docs")
 
         def docs_progress(done: int, total: int) -> None:
             notes_bar.finish()  # the notes bar's line ends before the docs bar starts
             docs_bar.update(done, total)
 
-        report = rebuild_all(cfg=get_config(), notes_progress=notes_bar.update, docs_progress=docs_progress)
+        report = rebuild_all(cfg=cfg, notes_progress=notes_bar.update, docs_progress=docs_progress)
         docs_bar.finish()
         self.stdout.write(json.dumps(report.as_dict()))
         if report.error_count:

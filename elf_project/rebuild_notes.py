@@ -68,7 +68,7 @@ def rebuild_notes(*, cfg: ElfConfig, progress: Progress | None = None, tenant_id
         while batch := cur.fetchmany(BATCH):
             pipeline.submit(_points(batch, cfg.embedding_version), len(batch))
     if tenant_id is None and project_id is None:
-        index.handle.call(key_reads)
+        key_reads(cfg.storage.qdrant.url, cfg.storage.qdrant.collection)
     return pipeline.report()
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from .hybrid import DENSE_VECTOR, SPARSE_VECTOR, ensure_hybrid_collection
-from .read_keys import add_read_keys, some_point_lacks_read_key, warn_unkeyed
+from .read_keys import READ_KEYS_TIMEOUT_S, add_read_keys, some_point_lacks_read_key, warn_unkeyed
 from .scope_filter import LEXICAL_SCOPE, READ_KEY, lexical_scope, read_key, read_keys, scope_filter
 
 KEYWORD_INDEXES = ("tenant_id", "project_id", "agent_id", "scope", "status", "note_id", "type", "key", LEXICAL_SCOPE)
@@ -69,12 +69,17 @@ def ensure_notes_collection(client: QdrantClient, name: str, vector_dim: int) ->
         client.create_payload_index(name, OBSERVED_TS, models.PayloadSchemaType.INTEGER, wait=True)
 
 
-def key_reads(client: QdrantClient, name: str) -> int:
-    """Give every point of the notes collection ``name`` that lacks it its ``read_key`` (from its own payload), then
-    index the key, which turns searches to it. Returns how many points were rewritten."""
-    added = add_read_keys(client, name)
-    client.create_payload_index(name, READ_KEY, keyword_index(READ_KEY), wait=True)
-    return added
+def key_reads(url: str, name: str) -> int:
+    """Give every point of the notes collection ``name`` at ``url`` that lacks it its ``read_key`` (from its own
+    payload), then index the key, which turns searches to it. Returns how many points were rewritten. Its own
+    client, with a long timeout: indexing the key of a million points takes Qdrant more than the services' 10 s."""
+    client = QdrantClient(url=url, timeout=READ_KEYS_TIMEOUT_S)
+    try:
+        added = add_read_keys(client, name)
+        client.create_payload_index(name, READ_KEY, keyword_index(READ_KEY), wait=True)
+        return added
+    finally:
+        client.close()
 
 
 def _timestamp(value: datetime | None) -> str | None:

@@ -20,6 +20,7 @@ from .scope_filter import READ_KEY, read_key
 LOG = logging.getLogger("elf.indexing")
 BATCH = 1000
 LOG_EVERY = 100_000  # points
+READ_KEYS_TIMEOUT_S = 900  # one call: a page of points, or indexing the key of every point
 
 
 def lacking_read_key() -> models.Filter:

@@ -101,8 +101,8 @@ def test_an_older_collection_gets_the_key_on_every_point_before_searches_use_it(
     warnings = [r.getMessage() for r in caplog.records if r.name == "elf.indexing"]
     assert len(warnings) == 1 and "rebuild_qdrant --read-keys" in warnings[0], warnings
     assert READ_KEY not in client.get_collection("older").payload_schema
-    assert key_reads(client, "older") == len(points)
-    assert key_reads(client, "older") == 0  # nothing left to add
+    assert key_reads(qdrant_server.url, "older") == len(points)
+    assert key_reads(qdrant_server.url, "older") == 0  # nothing left to add
     ensure_notes_collection(client, "older", DIM)
 
     after = {str(p.id): p for p in client.scroll("older", limit=1000, with_vectors=True)[0]}

@@ -59,7 +59,8 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         cfg = get_config()
         if options["read_keys"]:
-            added = notes_index(cfg).handle.call(key_reads)
+            notes_index(cfg).handle.ensure()  # creates a missing collection, and warns while points lack the key
+            added = key_reads(cfg.storage.qdrant.url, cfg.storage.qdrant.collection)
             self.stdout.write(json.dumps({"read_keys_added": added}))
             return
         notes_bar, docs_bar = ProgressBar(self.stderr), ProgressBar(self.stderr, "rebuild docs")

@@ -34,6 +34,7 @@ SECTION_6_FIELDS = {
     "note_id", "chunk_id", "chunk_index", "start_offset", "end_offset", "tenant_id", "project_id", "agent_id",
     "scope", "type", "key", "status", "updated_at", "expires_at", "importance", "confidence", "embedding_version",
     "lexical_scope",  # BM25's IDF corpus key (issue 36), not in section 6
+    "read_key",  # who may find it, one keyword (issue 35), not in section 6
 }
 
 

@@ -60,7 +60,7 @@ def ensure_notes_collection(client: QdrantClient, name: str, vector_dim: int) ->
         if some_point_lacks_read_key(client, name):
             warn_unkeyed(name)
         else:
-            client.create_payload_index(name, READ_KEY, keyword_index(READ_KEY), wait=True)
+            _index_read_key(client, name)
     for field in KEYWORD_INDEXES:
         wanted = keyword_index(field)
         if field not in schema or _index_differs(schema[field], wanted):
@@ -76,10 +76,15 @@ def key_reads(url: str, name: str) -> int:
     client = QdrantClient(url=url, timeout=READ_KEYS_TIMEOUT_S)
     try:
         added = add_read_keys(client, name)
-        client.create_payload_index(name, READ_KEY, keyword_index(READ_KEY), wait=True)
+        if READ_KEY not in client.get_collection(name).payload_schema:  # an existing index keeps up with writes
+            _index_read_key(client, name)
         return added
     finally:
         client.close()
+
+
+def _index_read_key(client: QdrantClient, name: str) -> None:
+    client.create_payload_index(name, READ_KEY, keyword_index(READ_KEY), wait=True)
 
 
 def _timestamp(value: datetime | None) -> str | None:

@@ -11,6 +11,7 @@
     elf-bench supersede -c elf.toml  current versus superseded notes in search (issue 32; not part of the run above)
     elf-bench scale -c elf.toml      search at 10k / 100k / 1M notes and 1,000 tenants (issue 35; loads ~2M notes, so
                                      not part of the run above)
+    elf-bench pair-notes -c elf.toml embeds the scale bench's distinct notes (--texts pairs) once, into var/bench-cache
     elf-bench bulk-load -c elf.toml  import_tenant with vectors beside COPY alone (issue 35; not part of the run above)
 """
 
@@ -34,6 +35,7 @@ BENCHES = {
     "supersede": "bench.supersede_eval",  # quality, not speed: not part of ``elf-bench -c FILE``
     "scale": "bench.scale_bench",  # hours of loading at full size: not part of ``elf-bench -c FILE``
     "bulk-load": "bench.bulk_load_bench",  # not part of ``elf-bench -c FILE``
+    "pair-notes": "bench.pair_notes",  # the scale bench's distinct notes, embedded once (45 min for 1M)
 }
 # What `elf-bench -c FILE` runs, in order, with bounded sizes (every part also caps its own waiting time).
 ALL = (

@@ -5,7 +5,8 @@ COPY, one transaction per batch) and one Qdrant point (dense + BM25, the payload
 ``notes_collection.chunk_point``). Texts are LoCoMo dialogue sentences; only the distinct sentences (about
 12k) are embedded with the configured local model, once, and a note repeating a sentence gets that vector
 plus small Gaussian noise (re-normalised) and a distinct suffix ("(copy N)"), so a million notes load in
-minutes instead of hours of embedding.
+minutes instead of hours of embedding. Those copies make the true top 10 of a question near-ties, so the scale
+bench's overlap@10 loads distinct notes instead (``pairs``: bench.pair_notes, each embedded by the model, cached).
 
 The Qdrant points go to the collection's REST API as JSON encoded with orjson (the vectors straight from
 numpy), in batches sent from two threads while this thread writes the next batch to Postgres: building
@@ -28,6 +29,7 @@ from pgvector.psycopg import register_vector
 from qdrant_client import QdrantClient
 
 from bench.add_note_bench import sentences
+from bench.pair_notes import PairVectors
 from elf_config import ElfConfig
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import DENSE_VECTOR, SPARSE_VECTOR
@@ -59,14 +61,20 @@ class Owner:
 
 
 class NoteLoader:
-    """Loads notes numbered ``start .. start + count`` of a deterministic sequence for one owner."""
+    """Loads notes numbered ``start .. start + count`` of a deterministic sequence for one owner: copies of
+    ``distinct`` sentences, or with ``pairs`` that many distinct notes (bench.pair_notes)."""
 
-    def __init__(self, cfg: ElfConfig, distinct: int = 20000):
+    def __init__(self, cfg: ElfConfig, distinct: int = 20000, pairs: PairVectors | None = None):
         self.cfg = cfg
-        self.base = sentences(distinct)
+        self.pairs = pairs
         t0 = time.perf_counter()
-        self.base_vecs = np.asarray(LocalEmbedder(cfg.providers.embedding.model).embed(self.base), dtype=np.float32)
-        print(f"embedded {len(self.base)} distinct sentences in {time.perf_counter() - t0:.1f} s", flush=True)
+        if pairs is not None:
+            self.pair_vecs = pairs.vectors()
+        else:
+            self.base = sentences(distinct)
+            self.base_vecs = np.asarray(LocalEmbedder(cfg.providers.embedding.model).embed(self.base),
+                                        dtype=np.float32)
+            print(f"embedded {len(self.base)} distinct sentences in {time.perf_counter() - t0:.1f} s", flush=True)
         self.rng = np.random.default_rng(7)
         self.collection = cfg.storage.qdrant.collection
         self.qdrant = QdrantClient(url=cfg.storage.qdrant.url, timeout=300)
@@ -77,7 +85,12 @@ class NoteLoader:
 
     def notes(self, start: int, count: int) -> tuple[list[str], np.ndarray]:
         """Texts and unit vectors of notes ``start .. start + count``: note i is base sentence i mod n, its
-        embedding as is the first time, with noise and a "(copy k)" suffix the k-th time after."""
+        embedding as is the first time, with noise and a "(copy k)" suffix the k-th time after; with pairs, the
+        pair notes ``start .. start + count`` and their cached vectors."""
+        if self.pairs is not None:
+            if start + count > self.pairs.count:
+                raise ValueError(f"only {self.pairs.count:,} pair notes are embedded; {start + count:,} are needed")
+            return self.pairs.texts[start:start + count], np.array(self.pair_vecs[start:start + count])
         idx = np.arange(start, start + count)
         j, rep = idx % len(self.base), idx // len(self.base)
         vecs = self.base_vecs[j].copy()

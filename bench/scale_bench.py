@@ -4,8 +4,12 @@
 Stages: the notes of one fresh tenant are loaded up to each size of --sizes (cumulative); then --tenants
 (e.g. 1000x1000) more tenants get that many notes each, in the same collection, and the queries are sent as one
 of them. Notes are bulk-loaded as bench.note_loader does (binary COPY into the four notes tables, one Qdrant
-point per note, dense + BM25; distinct LoCoMo sentences embedded once, repeats with noise), and each stage
+point per note, dense + BM25), and each stage
 waits until Qdrant's optimizer is done (the collection green) before it measures. The load rate is printed.
+The notes are distinct (--texts pairs, the default: LoCoMo sentences, then two joined, each embedded by the
+model, bench.pair_notes; the vectors are cached in --vector-cache, about 45 minutes per million the first time)
+or copies (--texts copies: each LoCoMo sentence repeated with noise; quick to load, but its near-ties hold
+overlap@10 down at a million notes).
 
 Per stage:
 - quick_find and planned_search over HTTP (POST /v2/searches), --queries LoCoMo questions each, none asked
@@ -40,7 +44,8 @@ import psycopg
 
 from bench.add_note_bench import load_average
 from bench.note_loader import NoteLoader, Owner
-from bench.scale_probe import disk, memory, overlap_at_10
+from bench.pair_notes import CACHE, PairVectors
+from bench.scale_probe import SERVICE_EF, disk, memory, overlap_at_10, overlap_by_ef
 from bench.scale_report import (
     LATENCY_HEADER,
     MEMORY_HEADER,
@@ -53,7 +58,7 @@ from bench.scale_report import (
 )
 from bench.search_bench import AGENT, PROJECT, READ_PROFILE, query_sets, questions, run_pass
 from bench.search_floor import WHAT, SearchFloor
-from bench.stats import table
+from bench.stats import percentile, table
 from bench.target import live_base_url
 from elf_config import load_config
 
@@ -124,8 +129,22 @@ class Run:
             stage.memory = memory(self.cfg, self.args.config)
             stage.disk = disk(self.cfg)
             stage.load_average = load_average()
+            if self.args.ef_sweep:
+                self.sweep(stage, tenant, sample)
         self.stages.append(stage)
         self.report(stage)
+
+    def sweep(self, stage: Stage, tenant: str, sample: list[str]) -> None:
+        """--ef-sweep: the dense leg's overlap@10 and request time at each ef, beside the service's."""
+        efs = [SERVICE_EF, *(int(e) for e in self.args.ef_sweep.split(",") if e.strip())]
+        rows = [[f"service ({r.ef or 'default'})" if i == 0 else str(r.ef), f"{r.overlap:.3f}",
+                 f"{percentile(r.ms, 50):.1f} / {percentile(r.ms, 95):.1f}"]
+                for i, r in enumerate(overlap_by_ef(self.cfg, sample, tenant=tenant, project=PROJECT, agent=AGENT,
+                                                   read_profile=READ_PROFILE, efs=efs))]
+        lines = [f"Dense leg by hnsw_ef at {stage.label} ({len(sample)} questions, limit 10, one request at a time):",
+                 "", "```", *table(["hnsw_ef", "overlap@10", "ms p50 / p95"], rows), "```"]
+        print("\n".join(line for line in lines if line != "```"), flush=True)
+        self.notes += ["", *lines]
 
     def report(self, stage: Stage) -> None:
         cached = sum(p.cached for p in stage.passes.values())
@@ -166,6 +185,11 @@ def main(argv: list[str]) -> int:
                          "(e.g. the small sizes, before a --skip-load run on the data they left)")
     ap.add_argument("--lock", help="a file to flock while each stage measures (not while it loads), so measurements "
                     "of other runs taking the same lock do not overlap this run's")
+    ap.add_argument("--ef-sweep", default="", metavar="EF,EF",
+                    help="also print the dense leg's overlap@10 and time at each of these hnsw_ef values")
+    ap.add_argument("--texts", choices=("pairs", "copies"), default="pairs",
+                    help="distinct notes, each embedded (pairs), or copies of LoCoMo sentences with noise (copies)")
+    ap.add_argument("--vector-cache", default=str(CACHE), help="folder of the pair notes' cached vectors")
     ap.add_argument("--optimize-timeout", type=float, default=3600, help="seconds to wait for Qdrant's optimizer")
     args = ap.parse_args(argv)
     args.argv = argv
@@ -186,8 +210,15 @@ def main(argv: list[str]) -> int:
         if not n_tenants or not notes_of(cfg.storage.postgres.dsn, names[0]):
             n_tenants = 0
         loader = None
+    elif args.texts == "pairs":
+        needed = max([*sizes, 0]) + n_tenants * per_tenant
+        loader = NoteLoader(cfg, pairs=PairVectors(cfg.providers.embedding.model, needed, Path(args.vector_cache)))
+        run.notes.append(f"Notes: {needed:,} distinct texts (bench.pair_notes), each embedded by "
+                         f"{cfg.providers.embedding.model}.")
     else:
         loader = NoteLoader(cfg, distinct=min(max([*sizes, per_tenant, 1]), 20000))
+        run.notes.append("Notes: copies of LoCoMo sentences with noise (--texts copies); overlap@10 is held down by "
+                         "their near-ties at large sizes.")
     warm, sets, repeats = query_sets(args.queries, (len(sizes) + (1 if n_tenants else 0)) * len(MODES))
     if repeats:
         run.notes.append("Too few distinct LoCoMo questions: some repeat across passes (the query-vector cache "

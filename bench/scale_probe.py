@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,26 +41,55 @@ def overlap_at_10(cfg: ElfConfig, queries: Sequence[str], *, tenant: str, projec
                   read_profile: str) -> float:
     """Mean over ``queries`` of |approximate top 10 & exact top 10| / |exact top 10| for the dense leg, searched as
     the service searches it (elf_infra.index.search_breadth)."""
+    return overlap_by_ef(cfg, queries, tenant=tenant, project=project, agent=agent, read_profile=read_profile,
+                         efs=[SERVICE_EF])[0].overlap
+
+
+SERVICE_EF = 0  # in ``efs``: the ef the service would send (search_breadth), not a fixed one
+
+
+@dataclass(frozen=True)
+class EfOverlap:
+    """The dense leg at one hnsw_ef (None: Qdrant's default): overlap@10 with exact search and the approximate
+    request's wall time per query (ms, limit 10, one request at a time)."""
+
+    ef: int | None
+    overlap: float
+    ms: list[float]
+
+
+def overlap_by_ef(cfg: ElfConfig, queries: Sequence[str], *, tenant: str, project: str, agent: str,
+                  read_profile: str, efs: Sequence[int]) -> list[EfOverlap]:
+    """overlap@10 at each ef of ``efs`` (SERVICE_EF: the service's), each query's exact top 10 read once."""
     embedder = build_embedding(cfg)
     vectors = embedder.embed(list(queries))
+    collection = cfg.storage.qdrant.collection
     client = QdrantClient(url=cfg.storage.qdrant.url, timeout=300)
     flt = read_filter(tenant_id=tenant, project_id=project, agent_id=agent,
                       scopes=list(cfg.scopes.read_profiles[read_profile]),
-                      keyed=collection_facts.facts(client, cfg.storage.qdrant.collection).keyed)
-    shares = []
+                      keyed=collection_facts.facts(client, collection).keyed)
+    params = [dense_params(client, collection) if ef == SERVICE_EF else models.SearchParams(hnsw_ef=ef) for ef in efs]
+    shares: list[list[float]] = [[] for _ in efs]
+    times: list[list[float]] = [[] for _ in efs]
+
+    def top(query: list[float], p: models.SearchParams | None) -> set:
+        return {pt.id for pt in client.query_points(collection, query=query, using=DENSE_VECTOR, query_filter=flt,
+                                                    limit=TOP, search_params=p, with_payload=False).points}
     try:
         for vec in vectors:
             query = [float(x) for x in vec]
-            approx, exact = client.query_batch_points(cfg.storage.qdrant.collection, requests=[
-                models.QueryRequest(query=query, using=DENSE_VECTOR, filter=flt, limit=TOP, params=params,
-                                    with_payload=False)
-                for params in (dense_params(client, cfg.storage.qdrant.collection), models.SearchParams(exact=True))])
-            truth = {p.id for p in exact.points}
-            if truth:
-                shares.append(len(truth & {p.id for p in approx.points}) / len(truth))
+            truth = top(query, models.SearchParams(exact=True))
+            if not truth:
+                continue
+            for i, p in enumerate(params):
+                t0 = time.perf_counter()
+                found = top(query, p)
+                times[i].append((time.perf_counter() - t0) * 1000)
+                shares[i].append(len(truth & found) / len(truth))
     finally:
         client.close()
-    return sum(shares) / len(shares) if shares else float("nan")
+    return [EfOverlap(None if p is None else p.hnsw_ef, sum(s) / len(s) if s else float("nan"), t)
+            for p, s, t in zip(params, shares, times, strict=True)]
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ def md_rows(text: str, first_header: str) -> list[list[str]]:
 def test_elf_bench_scale_writes_its_tables_and_plot(svc, tmp_path):
     out = tmp_path / "out"
     proc = subprocess.run([entry_point("elf-bench"), "scale", "-c", str(svc.config_path), "--sizes", "200",
-                           "--tenants", "3x50", "--queries", "5", "--overlap-sample", "8", "--out", str(out)],
+                           "--tenants", "3x50", "--queries", "5", "--overlap-sample", "8", "--out", str(out),
+                           "--vector-cache", str(tmp_path / "vectors"), "--ef-sweep", "4,64"],
                           capture_output=True, text=True, timeout=600, cwd=REPO)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "notes/s" in proc.stdout and "load average" in proc.stdout
@@ -41,6 +42,12 @@ def test_elf_bench_scale_writes_its_tables_and_plot(svc, tmp_path):
     assert png.stat().st_size > 1000 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     md = (out / "scale.md").read_text()
+    assert "Notes: 350 distinct texts (bench.pair_notes)" in md  # the default: distinct notes, each embedded
+    assert len(list((tmp_path / "vectors").glob("pair-notes-*-350-*.npy"))) == 1
+    sweep = md.split("Dense leg by hnsw_ef at 200 notes", 1)[1].split("```")[1].splitlines()
+    efs = [line.split()[0] for line in sweep[3:] if line.strip()]
+    assert efs == ["service", "4", "64"], sweep  # the service's ef (Qdrant's default below 250k points), then each
+    assert all(0.0 <= float(line.split()[-4]) <= 1.0 for line in sweep[3:] if line.strip())
     latency = md_rows(md, "notes in collection")
     # notes in collection, tenants x notes, mode, n, server, client, floor, floor parts, server/floor, client/floor,
     # overlap, load

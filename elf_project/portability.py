@@ -69,8 +69,9 @@ def export_tenant(*, cfg: ElfConfig, out: TextIO, tenant_id: str, project_id: st
 def import_tenant(*, cfg: ElfConfig, lines: Iterable[str], tenant_id: str | None = None,
                   index_now: bool = False) -> ImportReport:
     """Import an export into the tenant it names, or into ``tenant_id``, in one transaction; then queue the
-    re-indexing of its notes and documents. Raises :class:`ImportRefused` (nothing written) when the file does
-    not fit this database or the target tenant already holds data.
+    re-indexing of its notes and documents, and ANALYZE the tables it wrote (fresh planner statistics, so the
+    first searches of a large import are planned for its size). Raises :class:`ImportRefused` (nothing written)
+    when the file does not fit this database or the target tenant already holds data.
 
     ``index_now`` (the bulk path): only the notes without a vector of the configured embedding version are
     queued; once the import has committed, the others' points are upserted here from their imported vectors
@@ -97,6 +98,7 @@ def import_tenant(*, cfg: ElfConfig, lines: Iterable[str], tenant_id: str | None
         notes = memory_part.reindex_imported(tenant_id=new, project_id=project, embedding_version=version,
                                              only_without_vectors=index_now)
         docs = docs_part.reindex_imported(tenant_id=new, project_id=project, embedding_version=version)
+    rows.analyze_imported(SPECS, counts)
     indexed = rebuild_notes(cfg=cfg, tenant_id=new, project_id=project) if index_now else None
     return ImportReport(new, project, counts, notes, docs, indexed)
 

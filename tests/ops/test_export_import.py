@@ -235,6 +235,12 @@ def test_an_import_with_vectors_under_another_name_embeds_nothing(source, export
     wait_outboxes_done(target)
     assert len(target.fake.requests_to(EMBED_PATH)) == embedded  # the index came from the exported vectors
     assert rows(target, "SELECT count(*) FROM indexing_outbox WHERE status = 'DONE'")[0][0] == 4
+    # The tables it wrote were analyzed: the planner counts the imported rows (a new table reads -1 until then,
+    # and autovacuum never analyzes a table this small).
+    for table in ("memory_notes", "memory_note_chunks", "note_embeddings"):
+        (estimate, actual), = rows(target, f"SELECT (SELECT reltuples FROM pg_class WHERE relname = %s), "
+                                          f"(SELECT count(*) FROM {table})", (table,))
+        assert actual > 0 and estimate == actual, (table, estimate, actual)
 
     again = exports["plain"].with_name("renamed.jsonl")
     assert manage(target, "export_tenant", "--tenant", RENAMED, "--out", str(again)).returncode == 0

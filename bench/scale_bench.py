@@ -129,8 +129,8 @@ class Run:
             stage.memory = memory(self.cfg, self.args.config)
             stage.disk = disk(self.cfg)
             stage.load_average = load_average()
-            if self.args.ef_sweep:
-                self.sweep(stage, tenant, sample)
+            if self.args.ef_sweep:  # other questions than the reported overlap's: an ef chosen here is judged there
+                self.sweep(stage, tenant, questions(2 * len(sample))[len(sample):])
         self.stages.append(stage)
         self.report(stage)
 
@@ -141,7 +141,8 @@ class Run:
                  f"{percentile(r.ms, 50):.1f} / {percentile(r.ms, 95):.1f}"]
                 for i, r in enumerate(overlap_by_ef(self.cfg, sample, tenant=tenant, project=PROJECT, agent=AGENT,
                                                    read_profile=READ_PROFILE, efs=efs))]
-        lines = [f"Dense leg by hnsw_ef at {stage.label} ({len(sample)} questions, limit 10, one request at a time):",
+        lines = [f"Dense leg by hnsw_ef at {stage.label} ({len(sample)} questions after the overlap sample's, "
+                 "limit 10, one request at a time):",
                  "", "```", *table(["hnsw_ef", "overlap@10", "ms p50 / p95"], rows), "```"]
         print("\n".join(line for line in lines if line != "```"), flush=True)
         self.notes += ["", *lines]
@@ -186,7 +187,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--lock", help="a file to flock while each stage measures (not while it loads), so measurements "
                     "of other runs taking the same lock do not overlap this run's")
     ap.add_argument("--ef-sweep", default="", metavar="EF,EF",
-                    help="also print the dense leg's overlap@10 and time at each of these hnsw_ef values")
+                    help="also print the dense leg's overlap@10 and time at each of these hnsw_ef values, on the "
+                         "--overlap-sample questions after those of the reported overlap")
     ap.add_argument("--texts", choices=("pairs", "copies"), default="pairs",
                     help="distinct notes, each embedded (pairs), or copies of LoCoMo sentences with noise (copies)")
     ap.add_argument("--vector-cache", default=str(CACHE), help="folder of the pair notes' cached vectors")

@@ -44,7 +44,8 @@ def test_elf_bench_scale_writes_its_tables_and_plot(svc, tmp_path):
     md = (out / "scale.md").read_text()
     assert "Notes: 350 distinct texts (bench.pair_notes)" in md  # the default: distinct notes, each embedded
     assert len(list((tmp_path / "vectors").glob("pair-notes-*-350-*.npy"))) == 1
-    sweep = md.split("Dense leg by hnsw_ef at 200 notes", 1)[1].split("```")[1].splitlines()
+    heading = "Dense leg by hnsw_ef at 200 notes, 1 tenant (8 questions after the overlap sample's"
+    sweep = md.split(heading, 1)[1].split("```")[1].splitlines()
     efs = [line.split()[0] for line in sweep[3:] if line.strip()]
     assert efs == ["service", "4", "64"], sweep  # the service's ef (Qdrant's default below 250k points), then each
     assert all(0.0 <= float(line.split()[-4]) <= 1.0 for line in sweep[3:] if line.strip())

@@ -35,7 +35,7 @@ BENCHES = {
     "supersede": "bench.supersede_eval",  # quality, not speed: not part of ``elf-bench -c FILE``
     "scale": "bench.scale_bench",  # hours of loading at full size: not part of ``elf-bench -c FILE``
     "bulk-load": "bench.bulk_load_bench",  # not part of ``elf-bench -c FILE``
-    "pair-notes": "bench.pair_notes",  # the scale bench's distinct notes, embedded once (45 min for 1M)
+    "pair-notes": "bench.pair_notes",  # the scale bench's distinct notes, embedded once (40 min for 1M)
 }
 # What `elf-bench -c FILE` runs, in order, with bounded sizes (every part also caps its own waiting time).
 ALL = (

@@ -30,6 +30,7 @@ from qdrant_client import QdrantClient
 
 from bench.add_note_bench import sentences
 from bench.pair_notes import PairVectors
+from bench.scale_probe import NOTES_TABLES
 from elf_config import ElfConfig
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import DENSE_VECTOR, SPARSE_VECTOR
@@ -132,7 +133,7 @@ class NoteLoader:
         """ANALYZE the four tables, as import_tenant does after a bulk import: until then the planner has the
         statistics of before the load, and the search's re-validation of 10k notes just loaded took 300 ms."""
         with psycopg.connect(self.cfg.storage.postgres.dsn, autocommit=True) as conn:
-            for table in ("memory_notes", "memory_note_chunks", "note_chunk_embeddings", "note_embeddings"):
+            for table in NOTES_TABLES:
                 conn.execute(f"ANALYZE {table}")
 
     def _copy(self, owners: list[Owner], texts: list[str], vecs: np.ndarray, ids: list[tuple[uuid.UUID, uuid.UUID]]

@@ -4,10 +4,10 @@
 Stages: the notes of one fresh tenant are loaded up to each size of --sizes (cumulative); then --tenants
 (e.g. 1000x1000) more tenants get that many notes each, in the same collection, and the queries are sent as one
 of them. Notes are bulk-loaded as bench.note_loader does (binary COPY into the four notes tables, one Qdrant
-point per note, dense + BM25), and each stage
-waits until Qdrant's optimizer is done (the collection green) before it measures. The load rate is printed.
+point per note, dense + BM25), and each stage waits until Qdrant's optimizer is done (the collection green)
+before it measures. The load rate is printed.
 The notes are distinct (--texts pairs, the default: LoCoMo sentences, then two joined, each embedded by the
-model, bench.pair_notes; the vectors are cached in --vector-cache, about 45 minutes per million the first time)
+model, bench.pair_notes; the vectors are cached in --vector-cache, about 40 minutes per million the first time)
 or copies (--texts copies: each LoCoMo sentence repeated with noise; quick to load, but its near-ties hold
 overlap@10 down at a million notes).
 

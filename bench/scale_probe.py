@@ -35,6 +35,7 @@ from elf_infra.providers.factory import build_embedding
 
 NOTES_TABLES = ("memory_notes", "memory_note_chunks", "note_chunk_embeddings", "note_embeddings")
 TOP = 10
+SERVICE_EF = 0  # in overlap_by_ef's ``efs``: the ef the service would send (search_breadth), not a fixed one
 
 
 def overlap_at_10(cfg: ElfConfig, queries: Sequence[str], *, tenant: str, project: str, agent: str,
@@ -43,9 +44,6 @@ def overlap_at_10(cfg: ElfConfig, queries: Sequence[str], *, tenant: str, projec
     the service searches it (elf_infra.index.search_breadth)."""
     return overlap_by_ef(cfg, queries, tenant=tenant, project=project, agent=agent, read_profile=read_profile,
                          efs=[SERVICE_EF])[0].overlap
-
-
-SERVICE_EF = 0  # in ``efs``: the ef the service would send (search_breadth), not a fixed one
 
 
 @dataclass(frozen=True)

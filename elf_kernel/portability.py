@@ -188,16 +188,14 @@ def import_rows(specs: Iterable[TableSpec], lines: Iterable[str], *, old_tenant:
     return counts
 
 
-def analyze_imported(specs: Iterable[TableSpec], counts: Mapping[str, int]) -> list[str]:
-    """ANALYZE every table an import wrote rows to, once it has committed; returns those tables. A table a bulk
+def analyze_imported(specs: Iterable[TableSpec], counts: Mapping[str, int]) -> None:
+    """ANALYZE every table an import wrote rows to, once it has committed. A table a bulk
     import grew keeps the planner statistics of before it until autovacuum's next pass (a minute or more), and
     plans made from them can be slow: the search's re-validation of 10,000 notes just loaded took 300 ms instead of
     3 until then (docs/benchmarks.md, "Scale")."""
-    tables = list(dict.fromkeys(spec.table for spec in specs if counts.get(spec.name)))
     with connection.cursor() as cur:
-        for table in tables:
+        for table in dict.fromkeys(spec.table for spec in specs if counts.get(spec.name)):
             cur.execute(f"ANALYZE {table}")
-    return tables
 
 
 # --- re-indexing after an import ---------------------------------------------------------------------------

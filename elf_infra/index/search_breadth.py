@@ -6,8 +6,8 @@ with the default at 100k points; at 1M 0.988 at ef 200, 0.998 at 400, 0.999 at 8
 4.3, 5.5, 8.5 and 13.7 ms at p50. A search whose filter admits few points (a small tenant) is an exact scan
 whatever ef is. So ef steps up with the collection's size, read at most once a minute per process, to one step
 above what the measurement needed (400 from 500k points); the steps are wide, so the same data is searched with
-the same ef. (The earlier
-steps, up to 1600 from 1M, were set on the bench's copies of each sentence, near-ties that no ef resolved.)"""
+the same ef. (The earlier steps, up to 1600 from 1M, were set on the bench's copies of each sentence, near-ties
+that no ef resolved.)"""
 
 from __future__ import annotations
 

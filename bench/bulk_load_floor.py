@@ -80,7 +80,8 @@ def upsert_floor(cfg, conn: psycopg.Connection, tenant: str) -> tuple[float, int
     name = f"{cfg.storage.qdrant.collection}_bulkfloor"
     if client.collection_exists(name):
         client.delete_collection(name)
-    ensure_notes_collection(client, name, cfg.storage.qdrant.vector_dim)
+    q = cfg.storage.qdrant
+    ensure_notes_collection(client, name, q.vector_dim, quantization=q.dense_quantization)
     spent, points = 0.0, 0
     try:
         with conn.cursor(name="floor_points") as cur:

@@ -79,7 +79,8 @@ class NoteLoader:
         self.rng = np.random.default_rng(7)
         self.collection = cfg.storage.qdrant.collection
         self.qdrant = QdrantClient(url=cfg.storage.qdrant.url, timeout=300)
-        ensure_notes_collection(self.qdrant, self.collection, cfg.storage.qdrant.vector_dim)
+        ensure_notes_collection(self.qdrant, self.collection, cfg.storage.qdrant.vector_dim,
+                                quantization=cfg.storage.qdrant.dense_quantization)
         self.points_url = f"{cfg.storage.qdrant.url.rstrip('/')}/collections/{self.collection}/points?wait=true"
         self.http = requests.Session()
         self.pool = ThreadPoolExecutor(2)

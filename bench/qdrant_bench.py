@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 from qdrant_client import QdrantClient, models
 
+from elf_config.schema import DENSE_QUANTIZATIONS
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import hybrid_query, upsert_points
 from elf_infra.index.notes_collection import chunk_point, ensure_notes_collection
@@ -214,7 +215,7 @@ def run(url: str, args: argparse.Namespace) -> int:
     client = QdrantClient(url=url, prefer_grpc=False, timeout=300)
     collection = f"bench_notes_{uuid.uuid4().hex[:8]}"
     try:
-        ensure_notes_collection(client, collection, args.dim)
+        ensure_notes_collection(client, collection, args.dim, quantization=args.quantization)
         points = build_points(args.points, args.dim, args.seed)
         started = time.perf_counter()
         for i in range(0, len(points), args.batch):
@@ -263,6 +264,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--url", help="a running Qdrant server; default: start the embedded one")
     p.add_argument("--dim", type=int, default=384)
+    p.add_argument("--quantization", choices=DENSE_QUANTIZATIONS, default=DENSE_QUANTIZATIONS[0],
+                   help="the dense vector's storage (storage.qdrant.dense_quantization)")
     p.add_argument("--batch", type=int, default=256, help="points per upsert request")
     p.add_argument("--limit", type=int, default=60, help="candidates per prefetch and fused (ELF's candidate_k)")
     p.add_argument("--seed", type=int, default=7)

@@ -142,7 +142,7 @@ class Run:
                 for i, r in enumerate(overlap_by_ef(self.cfg, sample, tenant=tenant, project=PROJECT, agent=AGENT,
                                                    read_profile=READ_PROFILE, efs=efs))]
         lines = [f"Dense leg by hnsw_ef at {stage.label} ({len(sample)} questions after the overlap sample's, "
-                 "limit 10, one request at a time):",
+                 f"limit {self.cfg.memory.candidate_k}, its first 10 scored, one request at a time):",
                  "", "```", *table(["hnsw_ef", "overlap@10", "ms p50 / p95"], rows), "```"]
         print("\n".join(line for line in lines if line != "```"), flush=True)
         self.notes += ["", *lines]

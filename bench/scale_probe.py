@@ -2,9 +2,10 @@
 each process of the running stack, and the disk per note in Postgres and Qdrant.
 
 - overlap@10: per sample query, the dense leg of a search as the service sends it (the query's embedding, the
-  read rule's payload filter, limit 10, the collection's HNSW) beside the same request with
-  ``SearchParams(exact=True)`` (a full scan of the points the filter admits); the share of the exact top 10
-  the approximate top 10 holds, averaged over the sample. (The BM25 leg reads an inverted index and is exact.)
+  read rule's payload filter, limit candidate_k, the collection's HNSW, rescored when the vectors are int8), its
+  first 10, beside the exact top 10: ``SearchParams(exact=True)``, quantization ignored (a full scan of the
+  points the filter admits, float vectors); the share of the exact top 10 the approximate first 10 hold,
+  averaged over the sample. (The BM25 leg reads an inverted index and is exact.)
 - memory: per process of the stack (found by its command line: the config file for elf-api and elf-worker,
   the port for Postgres, Qdrant and Redis), its PSS (shared pages split among the processes sharing them, so
   the sum of a group does not count Postgres' shared buffers or a forked worker's shared pages twice) and RSS.
@@ -28,7 +29,7 @@ from qdrant_client import QdrantClient, models
 
 from elf_config import ElfConfig
 from elf_infra.index import collection_facts
-from elf_infra.index.hybrid import DENSE_VECTOR
+from elf_infra.index.hybrid import DENSE_VECTOR, RESCORE
 from elf_infra.index.notes_collection import read_filter
 from elf_infra.index.search_breadth import dense_params
 from elf_infra.providers.factory import build_embedding
@@ -36,6 +37,8 @@ from elf_infra.providers.factory import build_embedding
 NOTES_TABLES = ("memory_notes", "memory_note_chunks", "note_chunk_embeddings", "note_embeddings")
 TOP = 10
 SERVICE_EF = 0  # in overlap_by_ef's ``efs``: the ef the service would send (search_breadth), not a fixed one
+# The truth: every point the filter admits, scored with its float vector (a quantized copy, if any, is not read).
+EXACT = models.SearchParams(exact=True, quantization=models.QuantizationSearchParams(ignore=True))
 
 
 def overlap_at_10(cfg: ElfConfig, queries: Sequence[str], *, tenant: str, project: str, agent: str,
@@ -49,7 +52,7 @@ def overlap_at_10(cfg: ElfConfig, queries: Sequence[str], *, tenant: str, projec
 @dataclass(frozen=True)
 class EfOverlap:
     """The dense leg at one hnsw_ef (None: Qdrant's default): overlap@10 with exact search and the approximate
-    request's wall time per query (ms, limit 10, one request at a time)."""
+    request's wall time per query (ms, limit candidate_k, one request at a time)."""
 
     ef: int | None
     overlap: float
@@ -66,22 +69,25 @@ def overlap_by_ef(cfg: ElfConfig, queries: Sequence[str], *, tenant: str, projec
     flt = read_filter(tenant_id=tenant, project_id=project, agent_id=agent,
                       scopes=list(cfg.scopes.read_profiles[read_profile]),
                       keyed=collection_facts.facts(client, collection).keyed)
-    params = [dense_params(client, collection) if ef == SERVICE_EF else models.SearchParams(hnsw_ef=ef) for ef in efs]
+    params = [dense_params(client, collection) if ef == SERVICE_EF
+              else models.SearchParams(hnsw_ef=ef, quantization=RESCORE) for ef in efs]
     shares: list[list[float]] = [[] for _ in efs]
     times: list[list[float]] = [[] for _ in efs]
 
-    def top(query: list[float], p: models.SearchParams | None) -> set:
+    def top(query: list[float], p: models.SearchParams | None, limit: int) -> set:
+        """The first TOP of ``limit`` points (sorted by score): the dense leg asks for candidate_k, and with int8
+        vectors which points come back rescored depends on how many are asked for."""
         return {pt.id for pt in client.query_points(collection, query=query, using=DENSE_VECTOR, query_filter=flt,
-                                                    limit=TOP, search_params=p, with_payload=False).points}
+                                                    limit=limit, search_params=p, with_payload=False).points[:TOP]}
     try:
         for vec in vectors:
             query = [float(x) for x in vec]
-            truth = top(query, models.SearchParams(exact=True))
+            truth = top(query, EXACT, TOP)
             if not truth:
                 continue
             for i, p in enumerate(params):
                 t0 = time.perf_counter()
-                found = top(query, p)
+                found = top(query, p, cfg.memory.candidate_k)
                 times[i].append((time.perf_counter() - t0) * 1000)
                 shares[i].append(len(truth & found) / len(truth))
     finally:

@@ -22,7 +22,7 @@ from .chunk_tokenizer import (
 )
 from .identifiers import ORG_PROJECT_ID, identifier_problem
 from .postgres_sizing import settings_problems
-from .schema import AUTH_MODES, AUTH_ROLES, AuthKeyConfig, AuthRole, ElfConfig
+from .schema import AUTH_MODES, AUTH_ROLES, DENSE_QUANTIZATIONS, AuthKeyConfig, AuthRole, ElfConfig
 from .sizing import sizing_problems
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -139,6 +139,8 @@ def _storage(cfg: ElfConfig, p: list[str]) -> None:
         p.append("storage.qdrant.docs_collection must differ from storage.qdrant.collection")
     if q.vector_dim <= 0:
         p.append("storage.qdrant.vector_dim must be greater than zero")
+    if q.dense_quantization not in DENSE_QUANTIZATIONS:
+        p.append(f"storage.qdrant.dense_quantization must be one of {', '.join(DENSE_QUANTIZATIONS)}")
 
 
 def _providers(cfg: ElfConfig, p: list[str]) -> None:

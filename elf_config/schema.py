@@ -23,6 +23,7 @@ from elf_domain.vocabulary import RankingFormula, ReadProfile, SearchMode
 DEFAULT_OUTBOX_LEASE_SECONDS = 30.0
 # Defaults of the keys added beyond the section 1 template: the embedded stack as elf.toml.example runs it.
 DEFAULT_STACK_DATA_DIR = "var/stack"
+DENSE_QUANTIZATIONS = ("int8", "none")  # storage.qdrant.dense_quantization
 DEFAULT_BROKER_URL = "redis://127.0.0.1:6389/0"
 DEFAULT_SEARCH_MODE = SearchMode.PLANNED_SEARCH.value
 DEFAULT_ENCRYPTION_KEY_FILE = "event_log_key"  # in stack.data_dir
@@ -66,6 +67,10 @@ class QdrantConfig:
     # The Doc Extension's chunk collection. Omitted: "<collection>_docs", filled in when the object is made, so
     # the attribute always holds the name (None only in the file).
     docs_collection: str | None
+    # Not in the spec: how new collections store the dense vectors for search (elf_infra.index.hybrid): "int8"
+    # (scalar quantization kept in RAM, HNSW walked on it, the candidates rescored with the float vectors) or
+    # "none" (float only). An existing collection keeps what it was created with until rebuild_qdrant.
+    dense_quantization: str = "int8"
 
     def __post_init__(self) -> None:
         if self.docs_collection is None:

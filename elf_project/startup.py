@@ -107,7 +107,8 @@ def ensure_index(cfg: ElfConfig) -> bool:
     try:
         client = QdrantClient(url=cfg.storage.qdrant.url, timeout=5)
         try:
-            ensure_notes_collection(client, cfg.storage.qdrant.collection, cfg.storage.qdrant.vector_dim)
+            ensure_notes_collection(client, cfg.storage.qdrant.collection, cfg.storage.qdrant.vector_dim,
+                                    quantization=cfg.storage.qdrant.dense_quantization)
         finally:
             client.close()
         return True

@@ -54,10 +54,10 @@ class DocsIndex:
 def docs_index(cfg: ElfConfig) -> DocsIndex:
     """This process's doc index for the configured Qdrant url, docs collection and vector size."""
     q = cfg.storage.qdrant
-    dim = q.vector_dim
+    dim, quant = q.vector_dim, q.dense_quantization
     return DocsIndex(collection_handle(
         q.url, q.docs_collection,
-        lambda client, name: ensure_hybrid_collection(client, name, dim, KEYWORD_INDEXES),
+        lambda client, name: ensure_hybrid_collection(client, name, dim, KEYWORD_INDEXES, quantization=quant),
         shape=(dim,),
     ))
 

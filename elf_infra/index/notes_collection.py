@@ -46,7 +46,7 @@ def _index_differs(info: models.PayloadIndexInfo, wanted: models.KeywordIndexPar
     return is_tenant != bool(wanted.is_tenant) or no_links != (wanted.enable_hnsw is False)
 
 
-def ensure_notes_collection(client: QdrantClient, name: str, vector_dim: int) -> None:
+def ensure_notes_collection(client: QdrantClient, name: str, vector_dim: int, *, quantization: str) -> None:
     """Create the notes collection and its payload indexes when missing, or check an existing one
     (hybrid.CollectionMismatch when its vectors differ; it is never changed or dropped here). A keyword index
     created by an earlier version with other parameters (no ``is_tenant`` / ``enable_hnsw``, see
@@ -54,7 +54,8 @@ def ensure_notes_collection(client: QdrantClient, name: str, vector_dim: int) ->
     the collection's next optimization. The ``read_key`` index, which turns searches to that key
     (``searched_by_read_key``), is created when no point lacks the key (a new collection); else a warning names the
     command that adds it (``key_reads``, elf_infra.index.read_keys)."""
-    ensure_hybrid_collection(client, name, vector_dim, KEYWORD_INDEXES)  # a missing field: created, and warned about
+    # a missing field: created, and warned about
+    ensure_hybrid_collection(client, name, vector_dim, KEYWORD_INDEXES, quantization=quantization)
     schema = client.get_collection(name).payload_schema
     if READ_KEY not in schema:
         if some_point_lacks_read_key(client, name):

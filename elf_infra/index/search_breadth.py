@@ -14,6 +14,7 @@ from __future__ import annotations
 from qdrant_client import QdrantClient, models
 
 from . import collection_facts
+from .hybrid import RESCORE
 
 # (collections below this many points, their ef); None: Qdrant's default
 STEPS: tuple[tuple[int, int | None], ...] = ((250_000, None), (500_000, 200))
@@ -28,10 +29,11 @@ def hnsw_ef_for(points: int) -> int | None:
     return WIDEST
 
 
-def dense_params(client: QdrantClient, collection: str) -> models.SearchParams | None:
-    """The dense requests' search params for ``collection`` as it is now (its size read at most once a minute)."""
-    ef = hnsw_ef_for(collection_facts.facts(client, collection).points)
-    return None if ef is None else models.SearchParams(hnsw_ef=ef)
+def dense_params(client: QdrantClient, collection: str) -> models.SearchParams:
+    """The dense requests' search params for ``collection`` as it is now (its size read at most once a minute),
+    with the float rescoring of a quantized collection's candidates (hybrid.RESCORE)."""
+    return models.SearchParams(hnsw_ef=hnsw_ef_for(collection_facts.facts(client, collection).points),
+                               quantization=RESCORE)
 
 
 def forget() -> None:

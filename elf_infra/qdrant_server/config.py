@@ -34,11 +34,11 @@ _HNSW_KEYS = {"m", "ef_construct", "full_scan_threshold", "max_indexing_threads"
               "inline_storage", "memory"}
 _EDGE_OPTIMIZER_KEYS = ("deleted_threshold", "vacuum_min_vector_number", "default_segment_number",
                         "max_segment_size", "indexing_threshold", "prevent_unoptimized")
-_VECTOR_KEYS = {"size", "distance", "on_disk", "datatype", "memory", "hnsw_config"}
+_VECTOR_KEYS = {"size", "distance", "on_disk", "datatype", "memory", "hnsw_config", "quantization_config"}
 _SPARSE_INDEX_KEYS = {"full_scan_threshold", "on_disk", "memory", "datatype"}
 _CLUSTER_KEYS = ("shard_number", "replication_factor", "write_consistency_factor")
-_CREATE_UNSUPPORTED = ("wal_config", "quantization_config", "strict_mode_config", "payload", "id_tracker",
-                       "init_from")
+_CREATE_UNSUPPORTED = ("wal_config", "strict_mode_config", "payload", "id_tracker", "init_from")
+_SCALAR_KEYS = {"type", "quantile", "always_ram"}
 
 # Payload index types: REST name -> (qdrant-edge enum, params class, params keys besides "type").
 _INDEX_TYPES: dict[str, tuple[Any, Any, set[str]]] = {
@@ -77,7 +77,33 @@ def _vector_params(value: Any, what: str) -> dict[str, Any]:
         raise bad_request(f"{what}: datatype must be one of {sorted(_DATATYPES)}")
     if "hnsw_config" in params:
         params["hnsw_config"] = _pick(params["hnsw_config"], _HNSW_KEYS, f"{what}.hnsw_config")
+    if "quantization_config" in params:
+        params["quantization_config"] = _quantization(params["quantization_config"], f"{what}.quantization_config")
     return params
+
+
+def _quantization(value: Any, what: str) -> dict[str, Any] | None:
+    """REST quantization config: scalar int8 only (``{"scalar": {"type": "int8", "quantile", "always_ram"}}``);
+    product, binary and the others are refused with 400."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) != {"scalar"}:
+        raise unsupported(f"{what}: only scalar quantization")
+    scalar = _pick(value["scalar"], _SCALAR_KEYS, f"{what}.scalar")
+    if scalar.get("type") != "int8":
+        raise bad_request(f"{what}.scalar.type must be int8")
+    quantile = scalar.get("quantile")
+    if quantile is not None and (not isinstance(quantile, (int, float)) or not 0.5 <= quantile <= 1.0):
+        raise bad_request(f"{what}.scalar.quantile must be a number in [0.5, 1]")
+    return {"scalar": scalar}
+
+
+def _edge_quantization(value: dict[str, Any] | None) -> qe.ScalarQuantizationConfig | None:
+    if value is None:
+        return None
+    scalar = value["scalar"]
+    return qe.ScalarQuantizationConfig(qe.ScalarType.Int8, quantile=scalar.get("quantile"),
+                                       always_ram=scalar.get("always_ram"))
 
 
 def _is_single_vector(vectors: dict[str, Any]) -> bool:
@@ -97,6 +123,7 @@ def normalize_create(body: Any) -> dict[str, Any]:
     if body.get("sharding_method") not in (None, "auto"):
         raise unsupported("custom sharding")
     known = {"vectors", "sparse_vectors", "hnsw_config", "optimizers_config", "on_disk_payload", "metadata",
+             "quantization_config",
              "sharding_method", *_CLUSTER_KEYS, *_CREATE_UNSUPPORTED}
     if set(body) - known:
         raise bad_request(f"unknown collection fields: {sorted(set(body) - known)}")
@@ -136,7 +163,7 @@ def normalize_create(body: Any) -> dict[str, Any]:
         "params": params,
         "hnsw_config": {**DEFAULT_HNSW, **_pick(body.get("hnsw_config"), _HNSW_KEYS, "hnsw_config")},
         "optimizer_config": optimizers,
-        "quantization_config": None,
+        "quantization_config": _quantization(body.get("quantization_config"), "quantization_config"),
     }
     if body.get("metadata") is not None:
         if not isinstance(body["metadata"], dict):
@@ -160,6 +187,7 @@ def _edge_vector(params: dict[str, Any]) -> qe.EdgeVectorParams:
         datatype=_DATATYPES[params["datatype"]] if "datatype" in params else None,
         hnsw_config=_hnsw(params["hnsw_config"]) if "hnsw_config" in params else None,
         memory=_MEMORY[params["memory"]] if "memory" in params else None,
+        quantization_config=_edge_quantization(params.get("quantization_config")),
     )
 
 
@@ -188,6 +216,7 @@ def edge_config(config: dict[str, Any]) -> qe.EdgeConfig:
         sparse_vectors={name: _edge_sparse(v) for name, v in params.get("sparse_vectors", {}).items()} or None,
         on_disk_payload=params["on_disk_payload"],
         hnsw_config=_hnsw(config["hnsw_config"]),
+        quantization_config=_edge_quantization(config.get("quantization_config")),
         optimizers=qe.EdgeOptimizersConfig(**{k: optimizers.get(k) for k in _EDGE_OPTIMIZER_KEYS}),
     )
 

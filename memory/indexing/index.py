@@ -46,10 +46,11 @@ class NotesIndex:
 def notes_index(cfg: ElfConfig) -> NotesIndex:
     """This process's notes index for the configured Qdrant url, collection and vector size."""
     q = cfg.storage.qdrant
-    dim = q.vector_dim
+    dim, quant = q.vector_dim, q.dense_quantization
     return NotesIndex(
         collection_handle(
-            q.url, q.collection, lambda client, name: ensure_notes_collection(client, name, dim), shape=(dim,)
+            q.url, q.collection, lambda client, name: ensure_notes_collection(client, name, dim, quantization=quant),
+            shape=(dim,),
         )
     )
 

@@ -1,5 +1,6 @@
 """The dense leg's HNSW search breadth (elf_infra.index.search_breadth): Qdrant's default below 250k points in the
-collection, then wider in steps; and recall_batch sends it with each dense request (never the BM25 one)."""
+collection, then wider in steps, with the float rescoring of a quantized collection; and recall_batch sends it
+with each dense request (never the BM25 one)."""
 
 from __future__ import annotations
 
@@ -29,11 +30,12 @@ def test_the_dense_requests_carry_the_collections_ef(qdrant_server: EmbeddedQdra
     client.upsert("c", points=[make_point(i, [1.0, float(i), 0.5, 0.0], {"tenant_id": "t1"},
                                           (sparse.indices, sparse.values)) for i in range(1, 6)], wait=True)
     search_breadth.forget()
-    assert search_breadth.dense_params(client, "c") is None  # 5 points: Qdrant's default
+    small = search_breadth.dense_params(client, "c")
+    assert small.hnsw_ef is None and small.quantization.rescore is True  # 5 points: Qdrant's default ef
     monkeypatch.setattr(search_breadth, "STEPS", ((3, None),))  # as if 5 points were a large collection
     search_breadth.forget()
     params = search_breadth.dense_params(client, "c")
-    assert params is not None and params.hnsw_ef == search_breadth.WIDEST
+    assert params.hnsw_ef == search_breadth.WIDEST
     proxy = RecordingProxy(qdrant_server.url).start()
     try:
         through = QdrantClient(url=proxy.url, check_compatibility=False)
@@ -45,5 +47,7 @@ def test_the_dense_requests_carry_the_collections_ef(qdrant_server: EmbeddedQdra
         search_breadth.forget()
     dense, lexical = batch["searches"]
     assert dense["using"] == "dense" and dense["params"]["hnsw_ef"] == search_breadth.WIDEST
+    assert dense["params"]["quantization"]["rescore"] is True
     assert lexical["using"] == "bm25" and "hnsw_ef" not in (lexical.get("params") or {})
+    assert "quantization" not in (lexical.get("params") or {})
     assert len(found.dense) == 3 and found.bm25

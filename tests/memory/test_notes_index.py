@@ -287,8 +287,8 @@ def test_chunk_point_carries_section_6_payload_and_no_text() -> None:
 
 def test_ensure_notes_collection_creates_checks_and_is_idempotent(qdrant_server: EmbeddedQdrant) -> None:
     client = client_for(qdrant_server)
-    ensure_notes_collection(client, NAME, DIM)
-    ensure_notes_collection(client, NAME, DIM)
+    ensure_notes_collection(client, NAME, DIM, quantization="int8")
+    ensure_notes_collection(client, NAME, DIM, quantization="int8")
     info = client.get_collection(NAME)
     dense = info.config.params.vectors["dense"]
     assert (dense.size, dense.distance) == (DIM, models.Distance.COSINE)
@@ -298,18 +298,18 @@ def test_ensure_notes_collection_creates_checks_and_is_idempotent(qdrant_server:
         OBSERVED_TS: models.PayloadSchemaType.INTEGER,
     }
     with pytest.raises(CollectionMismatch, match="size 4 but storage.qdrant.vector_dim is 8"):
-        ensure_notes_collection(client, NAME, 8)
+        ensure_notes_collection(client, NAME, 8, quantization="int8")
 
     client.create_collection(
         "no_sparse", vectors_config={"dense": models.VectorParams(size=DIM, distance=models.Distance.COSINE)}
     )
     with pytest.raises(CollectionMismatch, match="bm25"):
-        ensure_notes_collection(client, "no_sparse", DIM)
+        ensure_notes_collection(client, "no_sparse", DIM, quantization="int8")
 
 
 def _seed(client: QdrantClient) -> dict[str, str]:
     """Four notes in t1/p1 plus decoys in another project; returns note ids by name."""
-    ensure_notes_collection(client, NAME, DIM)
+    ensure_notes_collection(client, NAME, DIM, quantization="int8")
     ids = {n: str(uuid.uuid4()) for n in ("A", "B", "C", "E", "other_project")}
     upsert_points(
         client,
@@ -378,13 +378,14 @@ def test_an_older_collection_gets_the_lexical_scope_index_and_a_warning_naming_t
     """A collection of an earlier version (no `lexical_scope` index, points without it): ensure adds the index
     and warns how many points lack the field until rebuild_qdrant re-indexes them; a current one says nothing."""
     client = client_for(qdrant_server)
-    ensure_hybrid_collection(client, "older", DIM, [f for f in KEYWORD_INDEXES if f != "lexical_scope"])
+    older_fields = [f for f in KEYWORD_INDEXES if f != "lexical_scope"]
+    ensure_hybrid_collection(client, "older", DIM, older_fields, quantization="int8")
     old = _chunk(str(uuid.uuid4()), 0, [1.0, 0, 0, 0], "Paris is the capital of France")
     old.payload.pop("lexical_scope")
     upsert_points(client, "older", [old, _chunk(str(uuid.uuid4()), 0, [0, 1.0, 0, 0], "Rome is in Italy")])
     with caplog.at_level("WARNING", logger="elf.index"):
-        ensure_notes_collection(client, "older", DIM)
-        ensure_notes_collection(client, "older", DIM)  # the index exists now: no second warning
+        ensure_notes_collection(client, "older", DIM, quantization="int8")
+        ensure_notes_collection(client, "older", DIM, quantization="int8")  # the index exists now: no second warning
     warnings = [r.getMessage() for r in caplog.records if r.name == "elf.index"]
     assert len(warnings) == 1 and "1 points have no 'lexical_scope'" in warnings[0], warnings
     assert "rebuild_qdrant" in warnings[0]

@@ -57,7 +57,7 @@ def _found(client: QdrantClient, name: str, flt: models.Filter) -> set[str]:
 
 def test_the_keyed_filter_admits_exactly_what_the_per_scope_filter_admits(qdrant_server: EmbeddedQdrant) -> None:
     client = client_for(qdrant_server)
-    ensure_notes_collection(client, "notes", DIM)
+    ensure_notes_collection(client, "notes", DIM, quantization="int8")
     upsert_points(client, "notes", _every_owner())
     scope_lists = [list(c) for r in range(len(SCOPES) + 1) for c in itertools.combinations(SCOPES, r)]
     checked = 0
@@ -87,7 +87,7 @@ def test_an_older_collection_gets_the_key_on_every_point_before_searches_use_it(
     warns; ``key_reads`` (rebuild_qdrant's end, and all of ``--read-keys``) writes each point's key from its own
     payload, keeping its vectors and payload, and then creates the index, which turns searches to the key."""
     client = client_for(qdrant_server)
-    ensure_hybrid_collection(client, "older", DIM, KEYWORD_INDEXES)
+    ensure_hybrid_collection(client, "older", DIM, KEYWORD_INDEXES, quantization="int8")
     points = _every_owner()
     for p in points:
         p.payload.pop(READ_KEY)
@@ -97,13 +97,13 @@ def test_an_older_collection_gets_the_key_on_every_point_before_searches_use_it(
     before = {str(p.id): p for p in client.scroll("older", limit=1000, with_vectors=True)[0]}
 
     with caplog.at_level("WARNING", logger="elf.indexing"):
-        ensure_notes_collection(client, "older", DIM)  # warns, names the command, changes nothing
+        ensure_notes_collection(client, "older", DIM, quantization="int8")  # warns, names the command, changes nothing
     warnings = [r.getMessage() for r in caplog.records if r.name == "elf.indexing"]
     assert len(warnings) == 1 and "rebuild_qdrant --read-keys" in warnings[0], warnings
     assert READ_KEY not in client.get_collection("older").payload_schema
     assert key_reads(qdrant_server.url, "older") == len(points)
     assert key_reads(qdrant_server.url, "older") == 0  # nothing left to add
-    ensure_notes_collection(client, "older", DIM)
+    ensure_notes_collection(client, "older", DIM, quantization="int8")
 
     after = {str(p.id): p for p in client.scroll("older", limit=1000, with_vectors=True)[0]}
     assert after.keys() == before.keys()
@@ -136,7 +136,7 @@ def _every_owner_keys(points: list[models.PointStruct]) -> list[models.PointStru
 
 def test_a_new_collection_is_searched_by_the_key_from_the_start(qdrant_server: EmbeddedQdrant) -> None:
     client = client_for(qdrant_server)
-    ensure_notes_collection(client, "fresh", DIM)
+    ensure_notes_collection(client, "fresh", DIM, quantization="int8")
     collection_facts.forget()
     assert collection_facts.facts(client, "fresh").keyed
     assert client.get_collection("fresh").payload_schema[READ_KEY].data_type == models.PayloadSchemaType.KEYWORD

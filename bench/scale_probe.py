@@ -29,7 +29,7 @@ from qdrant_client import QdrantClient, models
 
 from elf_config import ElfConfig
 from elf_infra.index import collection_facts
-from elf_infra.index.hybrid import DENSE_VECTOR, RESCORE
+from elf_infra.index.hybrid import DENSE_VECTOR, dense_search_params
 from elf_infra.index.notes_collection import read_filter
 from elf_infra.index.search_breadth import dense_params
 from elf_infra.providers.factory import build_embedding
@@ -69,8 +69,7 @@ def overlap_by_ef(cfg: ElfConfig, queries: Sequence[str], *, tenant: str, projec
     flt = read_filter(tenant_id=tenant, project_id=project, agent_id=agent,
                       scopes=list(cfg.scopes.read_profiles[read_profile]),
                       keyed=collection_facts.facts(client, collection).keyed)
-    params = [dense_params(client, collection) if ef == SERVICE_EF
-              else models.SearchParams(hnsw_ef=ef, quantization=RESCORE) for ef in efs]
+    params = [dense_params(client, collection) if ef == SERVICE_EF else dense_search_params(ef) for ef in efs]
     shares: list[list[float]] = [[] for _ in efs]
     times: list[list[float]] = [[] for _ in efs]
 

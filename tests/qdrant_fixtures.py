@@ -5,6 +5,9 @@ Import explicitly in a test module: `from tests.qdrant_fixtures import qdrant_se
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,3 +77,14 @@ def load_hybrid_fixture(client: QdrantClient) -> None:
             make_point(5, [0.0, 0.0, 1, 0], {"name": "E", "tenant": "t1"}, ([1], [0.5])),
         ],
     )
+
+
+def raw_request(url: str, method: str, path: str, body: object) -> tuple[int, dict]:
+    """A request qdrant-client would not send as given (a raw body, a refused config): status and JSON body."""
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    req = urllib.request.Request(url + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req) as resp:
+            return resp.status, json.load(resp)
+    except urllib.error.HTTPError as err:
+        return err.code, json.load(err)

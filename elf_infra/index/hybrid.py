@@ -78,6 +78,11 @@ def dense_quantization(kind: str) -> models.ScalarQuantization | None:
 RESCORE = models.QuantizationSearchParams(rescore=True)
 
 
+def dense_search_params(hnsw_ef: int | None = None) -> models.SearchParams:
+    """A dense request's search params: ``hnsw_ef`` (None: Qdrant's default) and RESCORE."""
+    return models.SearchParams(hnsw_ef=hnsw_ef, quantization=RESCORE)
+
+
 def ensure_hybrid_collection(client: QdrantClient, name: str, vector_dim: int, keyword_indexes: Sequence[str], *,
                              quantization: str) -> None:
     """Create the collection (its dense vector quantized as ``quantization`` says, see dense_quantization) and
@@ -214,7 +219,7 @@ def hybrid_query(
     """
     per_source = prefetch_limit if prefetch_limit is not None else limit
     prefetch = [models.Prefetch(query=[float(x) for x in dense], using=DENSE_VECTOR, filter=payload_filter,
-                                limit=per_source, params=models.SearchParams(quantization=RESCORE))]
+                                limit=per_source, params=dense_search_params())]
     if sparse.indices:
         prefetch.append(models.Prefetch(query=sparse, using=SPARSE_VECTOR, filter=payload_filter, limit=per_source,
                                         params=scoped_idf(idf_corpus)))

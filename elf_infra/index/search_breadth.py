@@ -14,7 +14,7 @@ from __future__ import annotations
 from qdrant_client import QdrantClient, models
 
 from . import collection_facts
-from .hybrid import RESCORE
+from .hybrid import dense_search_params
 
 # (collections below this many points, their ef); None: Qdrant's default
 STEPS: tuple[tuple[int, int | None], ...] = ((250_000, None), (500_000, 200))
@@ -31,9 +31,8 @@ def hnsw_ef_for(points: int) -> int | None:
 
 def dense_params(client: QdrantClient, collection: str) -> models.SearchParams:
     """The dense requests' search params for ``collection`` as it is now (its size read at most once a minute),
-    with the float rescoring of a quantized collection's candidates (hybrid.RESCORE)."""
-    return models.SearchParams(hnsw_ef=hnsw_ef_for(collection_facts.facts(client, collection).points),
-                               quantization=RESCORE)
+    with the float rescoring of a quantized collection's candidates (hybrid.dense_search_params)."""
+    return dense_search_params(hnsw_ef_for(collection_facts.facts(client, collection).points))
 
 
 def forget() -> None:

@@ -4,11 +4,8 @@ for rescoring gets the float cosine back, where an unrescored one gets the int8 
 
 from __future__ import annotations
 
-import json
 import logging
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -17,17 +14,7 @@ from qdrant_client import models
 
 from elf_infra.index.hybrid import RESCORE, collection_quantization, ensure_hybrid_collection
 from elf_infra.qdrant_server.launcher import EmbeddedQdrant
-from tests.qdrant_fixtures import DIM, client_for, qdrant_server, run_server  # noqa: F401
-
-
-def _put(url: str, path: str, body: dict) -> tuple[int, str]:
-    req = urllib.request.Request(url + path, data=json.dumps(body).encode(), method="PUT",
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req) as resp:
-            return resp.status, resp.read().decode()
-    except urllib.error.HTTPError as err:
-        return err.code, err.read().decode()
+from tests.qdrant_fixtures import DIM, client_for, qdrant_server, raw_request, run_server  # noqa: F401
 
 
 def test_a_collection_is_created_with_the_quantization_asked_for(qdrant_server: EmbeddedQdrant,  # noqa: F811
@@ -65,8 +52,8 @@ def test_quantization_it_cannot_serve_is_refused(qdrant_server: EmbeddedQdrant, 
                                                  message: str) -> None:
     for body in ({"vectors": {"dense": {"size": DIM, "distance": "Cosine", "quantization_config": quantization}}},
                  {"vectors": {"dense": {"size": DIM, "distance": "Cosine"}}, "quantization_config": quantization}):
-        status, text = _put(qdrant_server.url, "/collections/bad", body)
-        assert status == 400 and message in text, text
+        status, answer = raw_request(qdrant_server.url, "PUT", "/collections/bad", body)
+        assert status == 400 and message in answer["status"]["error"], answer
     assert client_for(qdrant_server).get_collections().collections == []
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import urllib.error
 import urllib.request
 import uuid
 
@@ -21,18 +20,9 @@ from tests.qdrant_fixtures import (  # noqa: F401
     load_hybrid_fixture,
     make_point,
     qdrant_server,
+    raw_request,
     run_server,
 )
-
-
-def _raw(url: str, method: str, path: str, body: object) -> tuple[int, dict]:
-    data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    req = urllib.request.Request(url + path, data=data, method=method, headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req) as resp:
-            return resp.status, json.load(resp)
-    except urllib.error.HTTPError as err:
-        return err.code, json.load(err)
 
 
 def _status(exc_info: pytest.ExceptionInfo[UnexpectedResponse]) -> int:
@@ -94,14 +84,14 @@ def test_bad_input_is_400(qdrant_server: EmbeddedQdrant) -> None:
     with pytest.raises(UnexpectedResponse) as exc:
         client.query_points("c", query=[1.0, 0, 0, 0], using="nope")
     assert _status(exc) == 400
-    status, body = _raw(
+    status, body = raw_request(
         qdrant_server.url, "PUT", "/collections/c/points", {"points": [{"id": "not-a-uuid", "vector": {}}]}
     )
     assert status == 400 and "not a valid point ID" in body["status"]["error"]
     with pytest.raises(UnexpectedResponse) as exc:
         client.query_points("c", query=7, using="dense")  # by point id: not implemented, and says so
     assert _status(exc) == 400 and b"not supported by the embedded Qdrant server" in exc.value.content
-    status, body = _raw(qdrant_server.url, "POST", "/collections/c/points/query", b"{not json")
+    status, body = raw_request(qdrant_server.url, "POST", "/collections/c/points/query", b"{not json")
     assert status == 400 and "Format error in JSON body" in body["status"]["error"]
     with pytest.raises(UnexpectedResponse) as exc:
         client.create_collection(".hidden", vectors_config=models.VectorParams(size=DIM, distance=models.Distance.DOT))
@@ -338,6 +328,6 @@ def test_bm25_idf_over_a_corpus_filter_ignores_points_outside_it(qdrant_server: 
     assert ask(scoped) == alone  # t2's twenty points with term 1 do not count for t1
     moved = ask(None)
     assert moved[1] < alone[1]  # collection-wide IDF: term 1 is common now
-    status, body = _raw(qdrant_server.url, "POST", "/collections/idf/points/query",
+    status, body = raw_request(qdrant_server.url, "POST", "/collections/idf/points/query",
                         {"query": {"indices": [1], "values": [1.0]}, "using": "bm25", "params": {"idf": "local"}})
     assert status == 400 and "params.idf" in body["status"]["error"]

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 
 import psycopg
+import requests
 from qdrant_client import QdrantClient, models
 
 from elf_config import ElfConfig
@@ -55,3 +56,26 @@ def wait_quiet(cfg: ElfConfig, timeout_s: float = 600.0) -> tuple[float, Backlog
     while not (b := backlog(cfg)).quiet and time.monotonic() - started < timeout_s:
         time.sleep(0.5)
     return time.monotonic() - started, b
+
+
+def idf_pending(cfg: ElfConfig) -> int | None:
+    """How many BM25 corpora the embedded Qdrant server is building or about to build for the notes collection
+    (its GET /collections/{name}/idf_corpora, elf_infra/qdrant_server/term_stats.py); None from a server without
+    that endpoint (a real Qdrant, which keeps no such counts)."""
+    url = f"{cfg.storage.qdrant.url.rstrip('/')}/collections/{cfg.storage.qdrant.collection}/idf_corpora"
+    r = requests.get(url, timeout=30)
+    if r.status_code == 404:
+        return None
+    r.raise_for_status()
+    result = r.json()["result"]
+    return len(result["building"]) + len(result["wanted"])
+
+
+def wait_idf_built(cfg: ElfConfig, timeout_s: float = 600.0) -> float | None:
+    """After a project's first query: poll until the server has built the BM25 counts that query asked for (at a
+    million notes, seconds during which the project's queries are slower); the seconds waited, None when the server
+    keeps no counts."""
+    started = time.monotonic()
+    while (pending := idf_pending(cfg)) and time.monotonic() - started < timeout_s:
+        time.sleep(0.1)
+    return None if pending is None else time.monotonic() - started

@@ -56,7 +56,7 @@ from bench.scale_report import (
     plot,
     tables,
 )
-from bench.search_bench import AGENT, PROJECT, READ_PROFILE, query_sets, questions, run_pass
+from bench.search_bench import AGENT, PROJECT, READ_PROFILE, query_sets, questions, run_pass, settle
 from bench.search_floor import WHAT, SearchFloor
 from bench.stats import percentile, table
 from bench.target import live_base_url
@@ -113,10 +113,11 @@ class Run:
         self.notes: list[str] = []
         self.earlier = [Path(f).read_text() for f in args.merge]
 
-    def measure(self, stage: Stage, tenant: str, sets: list[list[str]]) -> None:
+    def measure(self, stage: Stage, tenant: str, sets: list[list[str]], warm: str) -> None:
         with held(self.args.lock) as waited:
             if self.args.lock:
                 print(f"measuring under {self.args.lock} (waited {waited:.0f} s for it)", flush=True)
+            print(settle(self.cfg, self.base, tenant, warm), flush=True)
             floor = SearchFloor(self.cfg, tenant=tenant, project=PROJECT, agent=AGENT, read_profile=READ_PROFILE)
             try:
                 for mode in MODES:
@@ -239,7 +240,7 @@ def main(argv: list[str]) -> int:
             print(optimized_line(loader, green_s, args.optimize_timeout), flush=True)
         stage = Stage(f"{size:,} notes, 1 tenant", 1, size, size - loaded if loader else 0, load_s, green_s, "")
         loaded = size
-        run.measure(stage, tenant, sets)
+        run.measure(stage, tenant, sets, warm[0])
 
     if n_tenants:
         names = tenant_names(tenant, n_tenants)
@@ -256,7 +257,7 @@ def main(argv: list[str]) -> int:
         stage = Stage(f"{n_tenants:,} tenants x {per_tenant:,} notes (asked as {asked})", n_tenants,
                       notes_of(cfg.storage.postgres.dsn, asked), n_tenants * per_tenant if loader else 0, load_s,
                       green_s, "")
-        run.measure(stage, asked, sets)
+        run.measure(stage, asked, sets, warm[0])
     if loader is not None:
         loader.close()
     return 0

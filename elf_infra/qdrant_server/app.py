@@ -36,6 +36,7 @@ _ROUTES: list[tuple[re.Pattern[str], dict[str, Endpoint]]] = [
     (re.compile(r"/collections"), {"GET": ep.list_collections}),
     (re.compile(_C), {"GET": ep.get_collection, "PUT": ep.create_collection, "DELETE": ep.delete_collection}),
     (re.compile(_C + r"/exists"), {"GET": ep.collection_exists}),
+    (re.compile(_C + r"/idf_corpora"), {"GET": ep.idf_corpora}),  # not Qdrant's: the kept BM25 statistics
     (re.compile(_C + r"/index"), {"PUT": ep.create_index}),
     (re.compile(_C + r"/index/(?P<field>[^/]+)"), {"DELETE": ep.delete_index}),
     (re.compile(_C + r"/points"), {"PUT": ep.upsert_points, "POST": ep.retrieve_points}),

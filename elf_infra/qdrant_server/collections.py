@@ -251,6 +251,7 @@ class Collection:
                                        with_vector=vectors)
             records, offset = _edge_call(lambda r=request: self._shard.scroll(r))
             yield from records
+            time.sleep(0)  # hand the GIL to a waiting request thread between pages (SCAN_PAGE)
             if offset is None:
                 return
 

@@ -60,6 +60,12 @@ def get_collection(reg: CollectionRegistry, p: Params, body: Any) -> Any:
     return reg.get(p["name"]).info()
 
 
+def idf_corpora(reg: CollectionRegistry, p: Params, body: Any) -> Any:
+    """GET /collections/{name}/idf_corpora (this server's own, not Qdrant's): the BM25 corpora it keeps counts of,
+    and those being built (term_stats.py)."""
+    return reg.get(p["name"]).term_stats.describe()
+
+
 def create_collection(reg: CollectionRegistry, p: Params, body: Any) -> Any:
     """PUT /collections/{name}."""
     reg.create(p["name"], cfg.normalize_create(body if body is not None else {}))

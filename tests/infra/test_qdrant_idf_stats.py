@@ -13,7 +13,7 @@ import qdrant_edge as qe
 from qdrant_client import QdrantClient, models
 
 from elf_infra.qdrant_server.term_stats import LN2, NO_POINT, IdfStatsPolicy, TermStats, idf
-from tests.qdrant_fixtures import client_for, create_collection, run_server
+from tests.qdrant_fixtures import client_for, create_collection, raw_request, run_server
 
 BUILT = "IDF corpus scope="
 
@@ -114,6 +114,31 @@ def test_kept_corpus_scores_equal_qdrant_edges_through_writes(tmp_path: Path) ->
         _same_scores(client, ["A", "B"], rng)
         _wait_built(server, 4)
         _same_scores(client, ["A", "B"], rng)
+    finally:
+        server.stop()
+
+
+def test_the_server_lists_the_corpora_it_keeps_and_builds(tmp_path: Path) -> None:
+    server = run_server(tmp_path, "--idf-stats-min-points", "60")
+    try:
+        client, rng = client_for(server), random.Random(36)
+        create_collection(client)
+        client.create_payload_index("c", "scope", models.PayloadSchemaType.KEYWORD)
+        points = [_point(i, "A" if i < 100 else "S", _terms(rng), rng) for i in range(110)]
+        client.upsert("c", points=points, wait=True)
+        status, body = raw_request(server.url, "GET", "/collections/c/idf_corpora", None)
+        assert status == 200
+        assert body["result"] == {"min_points": 60, "max_terms": 5_000_000, "kept": [], "building": [],
+                                  "wanted": []}
+        _ask(client, "A", [1, 2], reference=False)  # asks for A's counts, built in the background
+        _ask(client, "S", [1, 2], reference=False)  # S has 10 points, under 60: never kept
+        _wait_built(server, 1)
+        in_a = [p.vector["bm25"] for p in points if p.payload["scope"] == "A" and "bm25" in p.vector]
+        result = raw_request(server.url, "GET", "/collections/c/idf_corpora", None)[1]["result"]
+        assert result["kept"] == [{"vector": "bm25", "key": "scope", "value": "A", "points": len(in_a),
+                                   "terms": len({t for v in in_a for t in v.indices})}]
+        assert result["building"] == result["wanted"] == []
+        assert raw_request(server.url, "GET", "/collections/nope/idf_corpora", None)[0] == 404
     finally:
         server.stop()
 

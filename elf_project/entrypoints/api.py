@@ -17,7 +17,8 @@ from elf_kernel.observability.multiprocess import use_multiprocess_dir, worker_e
 
 from ..runtime import bootstrap
 from ..startup import prepare
-from .tuning import freeze_heap, set_embed_threads, warm_local_model
+from .tuning import freeze_heap, set_embed_threads
+from .warmup import load_request_path, warm_worker
 
 REQUEST_TIMEOUT_S = 120
 
@@ -34,7 +35,9 @@ class ElfApiServer(BaseApplication):
     def load(self):
         from django.core.wsgi import get_wsgi_application
 
-        return get_wsgi_application()
+        app = get_wsgi_application()
+        load_request_path()  # before the fork: the views and the HTTP stack, shared by every worker
+        return app
 
 
 def gunicorn_options(cfg: ElfConfig, sizing: Sizing, log_config: dict) -> dict:
@@ -57,7 +60,7 @@ def gunicorn_options(cfg: ElfConfig, sizing: Sizing, log_config: dict) -> dict:
         "preload_app": True,
         "reuse_port": True,  # a listening socket per worker: the kernel spreads connections (taken_binds)
         "pre_fork": freeze_heap,  # the preloaded app's objects out of every worker's collections
-        "post_worker_init": warm_local_model,  # no request waits for the local model to load
+        "post_worker_init": warm_worker,  # no request waits for the model or the index handles (warmup.py)
         "proc_name": "elf-api",
         "control_socket_disable": True,  # no runtime control socket in $HOME: stop with SIGTERM
     }

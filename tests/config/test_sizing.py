@@ -115,6 +115,7 @@ def test_each_api_worker_loads_the_local_model_before_its_first_request(tmp_path
 
     cfg = _load(tmp_path, {})
     hook = gunicorn_options(cfg, resolve_sizing(cfg, 2), {"version": 1})["post_worker_init"]
+    monkeypatch.setattr("elf_project.entrypoints.warmup.warm_index_handles", lambda: None)  # test_api_warmup
     monkeypatch.setattr(local_embedder, "_shared", {})
     monkeypatch.setattr("elf_kernel.runtime.get_config", lambda: cfg)
     monkeypatch.setattr(local_embedder, "_intra_op_threads", 1)

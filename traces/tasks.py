@@ -1,6 +1,6 @@
 """Celery tasks of the traces app: thin, idempotent wrappers over the trace services.
 
-The outbox rows are the state: the beat sweep (every 5 s) claims whatever is due, including rows whose
+The outbox rows are the state: the beat sweep (every second) claims whatever is due, including rows whose
 task message was lost.
 """
 

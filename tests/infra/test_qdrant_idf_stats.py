@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 import qdrant_edge as qe
@@ -80,12 +83,21 @@ def _wait_built(server, count: int) -> None:
         time.sleep(0.05)
 
 
-def test_kept_corpus_scores_equal_qdrant_edges_through_writes(tmp_path: Path) -> None:
+@contextmanager
+def _scoped_server(tmp_path: Path, seed: int) -> Iterator[tuple[Any, QdrantClient, random.Random]]:
+    """A server keeping corpora of 60 points or more, with collection "c" and a keyword index on "scope"."""
     server = run_server(tmp_path, "--idf-stats-min-points", "60")
     try:
-        client, rng = client_for(server), random.Random(35)
+        client = client_for(server)
         create_collection(client)
         client.create_payload_index("c", "scope", models.PayloadSchemaType.KEYWORD)
+        yield server, client, random.Random(seed)
+    finally:
+        server.stop()
+
+
+def test_kept_corpus_scores_equal_qdrant_edges_through_writes(tmp_path: Path) -> None:
+    with _scoped_server(tmp_path, 35) as (server, client, rng):
         client.upsert("c", points=[_point(i, "A" if i < 150 else "B" if i < 250 else "S", _terms(rng), rng)
                                    for i in range(260)], wait=True)
         _same_scores(client, ["A", "B", "S"], rng)  # the first queries name A and B: built in the background
@@ -114,16 +126,10 @@ def test_kept_corpus_scores_equal_qdrant_edges_through_writes(tmp_path: Path) ->
         _same_scores(client, ["A", "B"], rng)
         _wait_built(server, 4)
         _same_scores(client, ["A", "B"], rng)
-    finally:
-        server.stop()
 
 
 def test_the_server_lists_the_corpora_it_keeps_and_builds(tmp_path: Path) -> None:
-    server = run_server(tmp_path, "--idf-stats-min-points", "60")
-    try:
-        client, rng = client_for(server), random.Random(36)
-        create_collection(client)
-        client.create_payload_index("c", "scope", models.PayloadSchemaType.KEYWORD)
+    with _scoped_server(tmp_path, 36) as (server, client, rng):
         points = [_point(i, "A" if i < 100 else "S", _terms(rng), rng) for i in range(110)]
         client.upsert("c", points=points, wait=True)
         status, body = raw_request(server.url, "GET", "/collections/c/idf_corpora", None)
@@ -139,8 +145,6 @@ def test_the_server_lists_the_corpora_it_keeps_and_builds(tmp_path: Path) -> Non
                                    "terms": len({t for v in in_a for t in v.indices})}]
         assert result["building"] == result["wanted"] == []
         assert raw_request(server.url, "GET", "/collections/nope/idf_corpora", None)[0] == 404
-    finally:
-        server.stop()
 
 
 def _stats_of(points: list[tuple[str, list[int]]], min_points: int = 1) -> TermStats:

@@ -35,7 +35,7 @@ def load_request_path() -> None:
 
     for urlconf in (PUBLIC_URLCONF, ADMIN_URLCONF):
         get_resolver(urlconf).url_patterns  # noqa: B018 - the property imports the URLconf
-    QdrantClient(url=get_config().storage.qdrant.url).close()  # imports httpcore; opens no connection
+    QdrantClient(url=get_config().storage.qdrant.url, check_compatibility=False).close()  # imports httpcore; no request
     identify_language("The language model is loaded once, before the workers fork.")
 
 

@@ -20,21 +20,3 @@ def freeze_heap(_server, _worker) -> None:
     worker's full collection, which took 148 ms in a serving process before and at most 4.4 ms after (300
     quick_finds in-process, docs/benchmarks.md), and the forked workers keep sharing those pages."""
     gc.freeze()
-
-
-def warm_local_model(_worker) -> None:
-    """Load the in-process embedding model and run it once in a new gunicorn worker (the ``post_worker_init``
-    hook), when a local provider uses it: otherwise the first request each worker answers pays for loading
-    it (about a second; the model cannot be loaded before the fork, its thread pool would not survive). The
-    session for batch calls too, when they get threads of their own."""
-    from elf_config.rules import LOCAL_PROVIDER
-    from elf_infra.providers import local_embedder
-    from elf_infra.providers.factory import local_model_id
-    from elf_kernel.runtime import get_config
-
-    cfg = get_config()
-    p = cfg.providers
-    if LOCAL_PROVIDER in (p.embedding.provider_id, p.rerank.provider_id):
-        model = local_embedder.shared_model(local_model_id(cfg))
-        model.embed(["The model is loaded before the first request."])
-        model.embed([f"Batch warm-up text {i}." for i in range(local_embedder.BATCH_MIN_TEXTS)])

@@ -9,7 +9,7 @@ its collection (GET).
 - Before the fork (`load_request_path`, called by the master once the app is preloaded): the imports and the
   language model, so every worker shares them and `gc.freeze` (tuning.freeze_heap) keeps them out of its
   collections. The language model is read-only numpy arrays, safe to share across the fork.
-- After the fork (`warm_worker`, gunicorn's `post_worker_init`): the local model (tuning.warm_local_model) and
+- After the fork (`warm_worker`, gunicorn's `post_worker_init`): the local model (`warm_local_model`) and
   this process's index handles, whose clients and checks are per process. Qdrant down at that moment is logged
   and left to the first request, which ensures the collection as it always has.
 """
@@ -17,8 +17,6 @@ its collection (GET).
 from __future__ import annotations
 
 import logging
-
-from .tuning import warm_local_model
 
 log = logging.getLogger("elf.api")
 
@@ -43,6 +41,24 @@ def warm_worker(worker) -> None:
     """gunicorn's post_worker_init: the local model, then the notes (and documents) index handles, checked."""
     warm_local_model(worker)
     warm_index_handles()
+
+
+def warm_local_model(_worker) -> None:
+    """Load the in-process embedding model and run it once in a new gunicorn worker (the ``post_worker_init``
+    hook), when a local provider uses it: otherwise the first request each worker answers pays for loading
+    it (about a second; the model cannot be loaded before the fork, its thread pool would not survive). The
+    session for batch calls too, when they get threads of their own."""
+    from elf_config.rules import LOCAL_PROVIDER
+    from elf_infra.providers import local_embedder
+    from elf_infra.providers.factory import local_model_id
+    from elf_kernel.runtime import get_config
+
+    cfg = get_config()
+    p = cfg.providers
+    if LOCAL_PROVIDER in (p.embedding.provider_id, p.rerank.provider_id):
+        model = local_embedder.shared_model(local_model_id(cfg))
+        model.embed(["The model is loaded before the first request."])
+        model.embed([f"Batch warm-up text {i}." for i in range(local_embedder.BATCH_MIN_TEXTS)])
 
 
 def warm_index_handles() -> None:

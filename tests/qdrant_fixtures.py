@@ -80,8 +80,9 @@ def load_hybrid_fixture(client: QdrantClient) -> None:
 
 
 def raw_request(url: str, method: str, path: str, body: object) -> tuple[int, dict]:
-    """A request qdrant-client would not send as given (a raw body, a refused config): status and JSON body."""
-    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    """A request qdrant-client would not send as given (a raw body, a refused config, an endpoint of the embedded
+    server's own): status and JSON body. A body of None sends none."""
+    data = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
     req = urllib.request.Request(url + path, data=data, method=method, headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(req) as resp:

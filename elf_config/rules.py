@@ -297,6 +297,10 @@ def _lifecycle(cfg: ElfConfig, p: list[str]) -> None:
         p.append("ranking.recency_tau_days must be greater than zero")
     if cfg.ranking.tie_breaker_weight < 0:
         p.append("ranking.tie_breaker_weight must be zero or greater")
+    if not 0 <= cfg.ranking.speaker_weight <= 1:
+        p.append("ranking.speaker_weight must be between 0 and 1")
+    if not 0 <= cfg.ranking.episode_pull < 1:
+        p.append("ranking.episode_pull must be at least 0 and less than 1")
     if cfg.ranking.formula not in RANKING_FORMULAS:
         p.append(f"ranking.formula must be one of {', '.join(RANKING_FORMULAS)} (omit it for rank_blend)")
 

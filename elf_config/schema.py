@@ -261,6 +261,11 @@ class RankingConfig:
     tie_breaker_weight: float
     # Not in the spec: rank_blend | spec_additive (elf_domain.vocabulary.RankingFormula); omitted: rank_blend.
     formula: str = RankingFormula.RANK_BLEND.value
+    # Not in the spec (issue 32, search.domain.conversation): the lift of a note whose speaker label the query
+    # names, as a share of the candidates' score spread, and the share of the gap to its episode's best
+    # candidate (the notes with its observed_at) that a candidate is pulled up by. 0 turns either off.
+    speaker_weight: float = 0.15
+    episode_pull: float = 0.6
 
 
 @dataclass(frozen=True)

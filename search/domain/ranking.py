@@ -151,6 +151,9 @@ class RankingParams:
     scope_boost_weight: float
     scope_descriptions: Mapping[str, str]
     formula: str
+    # The conversation cues (search.domain.conversation), 0 = off.
+    speaker_weight: float = 0.0
+    episode_pull: float = 0.0
 
     def __post_init__(self) -> None:
         if self.formula not in RANKING_FORMULAS:
@@ -166,7 +169,8 @@ class RankingParams:
         """``ranking_v2:<formula>:`` + the first 16 hex characters of the BLAKE3 hash of every parameter that
         shapes the score: the formula and its relevance inputs (rank_blend: the bands and whether rerank took
         part; spec_additive: which score), the tie-breaker constants and, only when the boost weight is
-        positive, the scope descriptions. Equal policies give equal ids across processes."""
+        positive, the scope descriptions, and the conversation cues' weights when either is positive. Equal
+        policies give equal ids across processes."""
         boost_weight = float(self.scope_boost_weight)
         material = {
             "schema": RANKING_EXPLAIN_SCHEMA,
@@ -182,6 +186,9 @@ class RankingParams:
                 "descriptions": dict(self.scope_descriptions) if boost_weight > 0 else {},
             },
         }
+        if self.speaker_weight > 0 or self.episode_pull > 0:
+            material["conversation"] = {"speaker_weight": float(self.speaker_weight),
+                                        "episode_pull": float(self.episode_pull)}
         return f"{POLICY_ID_PREFIX}{self.formula}:{material_hash(material)[:16]}"
 
 

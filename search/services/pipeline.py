@@ -32,7 +32,7 @@ from memory.models import MemoryNote, MemoryNoteChunk
 from memory.selectors_search import revalidated_chunks
 from memory.services.hits import record_hits
 
-from ..domain import current_facts, ranking, search_filter
+from ..domain import conversation, current_facts, ranking, search_filter
 from ..domain.expansion import should_expand_dynamic
 from ..domain.snippets import ChunkText, stitch_snippet
 from ..domain.ties import settle_ties
@@ -402,7 +402,24 @@ def _ranking_params(cfg: ElfConfig) -> ranking.RankingParams:
         scope_boost_weight=(ctx_cfg.scope_boost_weight if ctx_cfg and ctx_cfg.scope_boost_weight else 0.0),
         scope_descriptions=(ctx_cfg.scope_descriptions if ctx_cfg and ctx_cfg.scope_descriptions else {}),
         formula=cfg.ranking.formula,
+        speaker_weight=cfg.ranking.speaker_weight,
+        episode_pull=cfg.ranking.episode_pull,
     )
+
+
+def _conversation_cues(
+    req: SearchRequest, cands: _Candidates, ranked: list[ranking.Ranked], params: ranking.RankingParams
+) -> tuple[list[ranking.Ranked], dict]:
+    """Issue 32: the speaker the query names and the episode of a strong match lift their notes
+    (search.domain.conversation). Returns the scores and what the rank.score stage reports of it."""
+    in_play = {r.candidate.note_id for r in ranked}
+    speakers = {i: conversation.speaker_label(cands.notes[i].text) for i in in_play}
+    ranked, named = conversation.speaker_boost(ranked, query=req.query, speakers=speakers,
+                                               weight=params.speaker_weight)
+    ranked = conversation.episode_pull(ranked, episodes={i: cands.notes[i].observed_at for i in in_play},
+                                       share=params.episode_pull)
+    return ranked, {"speakers_named": named, "speaker_weight": params.speaker_weight,
+                    "episode_pull": params.episode_pull}
 
 
 def _current_first(
@@ -431,9 +448,10 @@ def _rank(
     stages: _Stages,
     past: current_facts.PastQuery | None = None,
 ) -> list[ResultItem]:
-    """Steps 15-17: relevance by ``ranking.formula``, tie-break, scope boost, then notes whose facts are all
-    superseded demoted unless the query asks about the ``past`` (``_current_first``); aggregate per note by its
-    best chunk; top_k. ``retrieval_scores``: chunk id -> fused score (what spec_additive ranks by without rerank)."""
+    """Steps 15-17: relevance by ``ranking.formula``, tie-break, scope boost, the conversation cues
+    (``_conversation_cues``), then notes whose facts are all superseded demoted unless the query asks about the
+    ``past`` (``_current_first``); aggregate per note by its best chunk; top_k. ``retrieval_scores``: chunk id ->
+    fused score (what spec_additive ranks by without rerank)."""
     params = _ranking_params(cfg)
     candidates = [
         ranking.Candidate(
@@ -447,12 +465,14 @@ def _rank(
         for cid in cands.valid
     ]
     ranked = ranking.rank_items(candidates, rerank_scores=scores, query=req.query, now=timezone.now(), params=params)
+    ranked, cues = _conversation_cues(req, cands, ranked, params)
     ranked, current = _current_first(cands, ranked, past)
     stages.add(
         "rank.score",
         {
             "formula": params.formula,
             "policy_id": params.policy_id(reranked=scores is not None),
+            "conversation": cues,
             "current_facts": current,
         },
         [

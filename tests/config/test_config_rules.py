@@ -174,6 +174,8 @@ RULES = [
         "memory.policy.min_confidence must be in the range",
     ),
     ("ranking formula", "ranking.formula", "linear", "ranking.formula must be one of rank_blend, spec_additive"),
+    ("speaker weight range", "ranking.speaker_weight", 1.5, "ranking.speaker_weight must be between 0 and 1"),
+    ("episode pull range", "ranking.episode_pull", 1.0, "ranking.episode_pull must be at least 0 and less than 1"),
     (
         "rate limit burst",
         "security.rate_limits",
@@ -275,6 +277,8 @@ OPTIONAL = {
     "core_memory.inferred_min_confidence",
     "acb.bundle_retention_days",
     "ranking.formula",
+    "ranking.speaker_weight",
+    "ranking.episode_pull",
     # Keys beyond the spec's section 1 template: documented defaults (tests/config/test_config_template.py checks them).
     "stack.data_dir",
     "worker.broker_url",
@@ -310,6 +314,8 @@ def test_optional_keys_may_be_omitted(tmp_path, key):
 
 # One attribute per key: an omitted key holds its documented default itself (no second property resolves it).
 OMITTED_DEFAULTS = {
+    "ranking.speaker_weight": 0.15,
+    "ranking.episode_pull": 0.6,
     "storage.qdrant.docs_collection": "mem_notes_v2_docs",
     "worker.outbox_lease_seconds": 30.0,
     "docs.max_doc_bytes": 4 * 1024 * 1024,

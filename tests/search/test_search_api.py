@@ -317,3 +317,41 @@ def test_trace_endpoint_shows_terms_adding_up_to_each_score(svc):
         assert {t["name"] for t in terms} >= {"blend.retrieval", "blend.rerank", "tie_breaker", "context.scope_boost"}
         assert sum(t["value"] for t in terms) == pytest.approx(item["final_score"])
         assert item["final_score"] == pytest.approx(returned["final_score"])
+
+
+def test_conversation_cues_lift_the_named_speaker_and_the_strong_match_s_episode(svc):
+    """Issue 32 (search.domain.conversation), through the API: in a conversation stored turn by turn, Melanie's
+    question repeats the query's words and leads retrieval, but the query names Caroline, so Caroline's own answer
+    ranks first with the context.speaker term; and a weaker turn of the session of the best match is pulled up by
+    context.episode, 0.6 of its gap to that match (elf.toml's default)."""
+    session, other = "2023-05-08T13:56:00+00:00", "2023-07-01T10:00:00+00:00"
+    turns = [("Melanie: Where did Caroline go hiking? She said she went hiking with her dog.", session),
+             ("Caroline: I went to the lake trail with my dog last weekend, hiking all day.", session),
+             ("Melanie: That sounds lovely, what a view from the top.", session)]
+    turns += [(f"Melanie: I painted a {c} sunset by the lake last {d}.", other)
+              for c, d in (("red", "Monday"), ("blue", "Tuesday"), ("gold", "Friday"), ("pink", "Sunday"))]
+    turns += [(f"Melanie: Hiking boots are on sale at the {s} store.", other) for s in ("corner", "mall", "outdoor")]
+    hdr = headers(project="conv")
+    notes = [note(t, observed_at=at, key=f"turn-{n}") for n, (t, at) in enumerate(turns)]
+    res = requests.post(svc.public + "/v2/notes/ingest", headers=hdr, timeout=60,
+                        json={"scope": "agent_private", "notes": notes}).json()["results"]
+    assert [r["op"] for r in res] == ["ADD"] * len(turns), res
+    for r in res:
+        wait_indexed(svc, r["note_id"])
+    melanie_q, caroline_a, view = (r["note_id"] for r in res[:3])
+    r = requests.post(svc.admin + "/v2/admin/searches/raw", timeout=60,
+                      headers={**hdr, "X-ELF-Read-Profile": "private_only"},
+                      json={"query": "Where did Caroline go hiking?", "mode": "quick_find", "top_k": 10})
+    assert r.status_code == 200, r.text
+    items = r.json()["items"]
+    by_id = {i["note_id"]: i for i in items}
+    terms = {nid: {t["name"]: t["value"] for t in i["explain"]["ranking"]["terms"]} for nid, i in by_id.items()}
+    assert terms[melanie_q]["blend.retrieval"] > terms[caroline_a]["blend.retrieval"]  # retrieval: Melanie first
+    assert items[0]["note_id"] == caroline_a and terms[caroline_a]["context.speaker"] > 0
+    assert not any("context.speaker" in terms[n] for n in by_id if n != caroline_a)
+    assert "context.episode" not in terms[caroline_a]  # the best of its episode
+    pulled = {t: v for t, v in terms[view].items() if t != "context.episode"}
+    gap = by_id[caroline_a]["final_score"] - sum(pulled.values())
+    assert terms[view]["context.episode"] == pytest.approx(0.6 * gap)
+    for i in items:
+        assert i["final_score"] == pytest.approx(sum(t["value"] for t in i["explain"]["ranking"]["terms"]))

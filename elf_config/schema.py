@@ -264,7 +264,7 @@ class RankingConfig:
     # Not in the spec (issue 32, search.domain.conversation): the lift of a note whose speaker label the query
     # names, as a share of the candidates' score spread, and the share of the gap to its episode's best
     # candidate (the notes with its observed_at) that a candidate is pulled up by. 0 turns either off.
-    speaker_weight: float = 0.15
+    speaker_weight: float = 0.3
     episode_pull: float = 0.6
 
 

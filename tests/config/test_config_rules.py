@@ -314,7 +314,7 @@ def test_optional_keys_may_be_omitted(tmp_path, key):
 
 # One attribute per key: an omitted key holds its documented default itself (no second property resolves it).
 OMITTED_DEFAULTS = {
-    "ranking.speaker_weight": 0.15,
+    "ranking.speaker_weight": 0.3,
     "ranking.episode_pull": 0.6,
     "storage.qdrant.docs_collection": "mem_notes_v2_docs",
     "worker.outbox_lease_seconds": 30.0,

@@ -11,6 +11,7 @@ from pathlib import Path
 import psycopg
 from qdrant_client import QdrantClient
 
+from elf_domain.speakers import speaker_label
 from elf_infra.index import bm25
 from elf_infra.index.notes_collection import chunk_point, ensure_notes_collection
 
@@ -98,7 +99,7 @@ def upsert_floor(cfg, conn: psycopg.Connection, tenant: str) -> tuple[float, int
                                 tenant_id=tenant, project_id=r[6], agent_id=r[7], scope=r[8], note_type=r[9],
                                 key=r[10], status=r[11], updated_at=r[12], expires_at=r[13], importance=r[14],
                                 confidence=r[15], embedding_version=cfg.embedding_version,
-                                dense=json.loads(r[16]), bm25=bm25.embed_document(r[5]))
+                                dense=json.loads(r[16]), bm25=bm25.embed_document(r[5]), speaker=speaker_label(r[5]))
                     for r in batch
                 ]
                 t0 = time.perf_counter()

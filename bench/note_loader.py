@@ -32,6 +32,7 @@ from bench.add_note_bench import sentences
 from bench.pair_notes import PairVectors
 from bench.scale_probe import NOTES_TABLES
 from elf_config import ElfConfig
+from elf_domain.speakers import speaker_label
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import DENSE_VECTOR, SPARSE_VECTOR
 from elf_infra.index.notes_collection import chunk_point, ensure_notes_collection
@@ -174,7 +175,8 @@ class NoteLoader:
                                   end_offset=len(text.encode()), tenant_id=owner.tenant, project_id=owner.project,
                                   agent_id=owner.agent, scope=SCOPE, note_type=NOTE_TYPE, key=None, status="active",
                                   updated_at=now, expires_at=None, importance=0.5, confidence=0.9,
-                                  embedding_version=self.cfg.embedding_version, dense=(), bm25=sparse).payload
+                                  embedding_version=self.cfg.embedding_version, dense=(), bm25=sparse,
+                                  speaker=speaker_label(text)).payload
             points.append({"id": payload["chunk_id"], "payload": payload,
                            "vector": {DENSE_VECTOR: vec,
                                       SPARSE_VECTOR: {"indices": sparse.indices, "values": sparse.values}}})

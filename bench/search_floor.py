@@ -3,10 +3,12 @@
 A search must embed its query, ask Qdrant for candidates and re-validate them in Postgres. The floor does
 those three for the same query, in this process, against the service's own collection and database:
 - embedding: the configured embedding provider (``build_embedding``: the in-process local model with local
-  providers), one call for the one query, as a search does when its query-vector cache misses; wall time
-  (and this process's CPU time, which counts every onnxruntime thread);
-- Qdrant: the search's batch of a dense and a BM25 query, and the dense query among the notes observed on a
-  date the query names when it names one (``elf_infra.index.hybrid.recall_batch``, ids and scores only) under
+  providers), one call for the query and, when it asks about someone, the query in their words
+  (elf_domain.speakers), as a search does when its query-vector cache misses; wall time (and this process's
+  CPU time, which counts every onnxruntime thread);
+- Qdrant: the search's batch of a dense and a BM25 query, the dense query among the notes observed on a
+  date the query names when it names one, and the dense query in the speaker's words among their notes when it
+  asks about someone (``elf_infra.index.hybrid.recall_batch``, ids and scores only) under
   the same payload filter (``notes_collection.read_filter`` of the read profile's scopes), limit
   ``memory.candidate_k``; the figure is the engine's own ``time`` from the REST response (qdrant-client drops
   it from its high-level answer, so the batch goes through its generated REST API; HTTP and JSON are not in it);
@@ -30,10 +32,11 @@ from qdrant_client import QdrantClient, models
 from bench.stats import percentile
 from elf_config import ElfConfig
 from elf_domain.spaces import ORG_PROJECT_ID
+from elf_domain.speakers import first_person, query_subjects
 from elf_domain.time_phrases import observed_ranges
 from elf_infra.index import bm25, collection_facts
 from elf_infra.index.hybrid import TIE_FETCH, recall_batch
-from elf_infra.index.notes_collection import observed_between, read_filter
+from elf_infra.index.notes_collection import observed_between, read_filter, spoken_by
 from elf_infra.index.scope_filter import idf_corpus
 from elf_infra.index.search_breadth import dense_params
 from elf_infra.providers.factory import build_embedding
@@ -128,16 +131,18 @@ class SearchFloor:
 
     def measure(self, query: str) -> QueryFloor:
         t0, c0 = time.perf_counter(), time.process_time()
-        vec = self.embedder.embed([query])[0]
+        subjects = query_subjects(query)
+        vectors = self.embedder.embed([query, first_person(query, subjects)] if subjects else [query])
         embed_ms, embed_cpu_ms = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
         ranges = observed_ranges(query)
-        found = recall_batch(self.qdrant, self.collection, vec, bm25.embed_query(query), self.flt, self.limit,
+        found = recall_batch(self.qdrant, self.collection, vectors[0], bm25.embed_query(query), self.flt, self.limit,
                              with_payload=False, lexical_limit=self.limit * TIE_FETCH, idf_corpus=self.corpus,
                              observed=observed_between(ranges) if ranges else None,
-                             dense_params=dense_params(self.qdrant.client, self.collection))
+                             dense_params=dense_params(self.qdrant.client, self.collection),
+                             speaker=(vectors[1], spoken_by(subjects)) if subjects else None)
         qdrant_ms = self.qdrant.seconds * 1000
-        ids = candidate_ids([str(p.id) for p in found.dense], [str(p.id) for p in [*found.bm25, *found.observed]],
-                            self.limit)
+        ids = candidate_ids([str(p.id) for p in found.dense],
+                            [str(p.id) for p in [*found.bm25, *found.observed, *found.speaker]], self.limit)
         t0 = time.perf_counter()
         rows = self.conn.execute(REVALIDATE, {**self.params, "chunks": ids}).fetchall()
         postgres_ms = (time.perf_counter() - t0) * 1000

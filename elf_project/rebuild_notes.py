@@ -35,7 +35,7 @@ BATCH = 512
 ATTEMPTS = 3  # a batch Qdrant did not take (a timeout of a busy server) is sent again, after 1 s, then 2 s
 
 NOTE_FIELDS = ("note_id", "tenant_id", "project_id", "agent_id", "scope", "type", "key", "status", "updated_at",
-               "expires_at", "importance", "confidence", "observed_at")
+               "expires_at", "importance", "confidence", "observed_at", "text")  # text: the speaker label
 CHUNK_FIELDS = ("chunk_id", "chunk_index", "start_offset", "end_offset", "text")
 LIVE = "n.status = %(active)s AND (n.expires_at IS NULL OR n.expires_at > now())"
 

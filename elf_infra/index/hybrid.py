@@ -146,12 +146,14 @@ def _warn_points_without(client: QdrantClient, name: str, field: str) -> None:
 
 @dataclass(frozen=True)
 class RecallLists:
-    """What one recall batch found, each list with its own scores: the dense and the BM25 candidates, and the
-    dense candidates among the points observed when the query says (empty when it names no date)."""
+    """What one recall batch found, each list with its own scores: the dense and the BM25 candidates, the
+    dense candidates among the points observed when the query says (empty when it names no date), and the
+    candidates of the ``speaker`` search (empty when none was asked)."""
 
     dense: list[models.ScoredPoint]
     bm25: list[models.ScoredPoint]
     observed: list[models.ScoredPoint]
+    speaker: Sequence[models.ScoredPoint] = ()
 
 
 def recall_batch(
@@ -167,11 +169,13 @@ def recall_batch(
     idf_corpus: models.Filter | None = None,
     observed: models.Filter | None = None,
     dense_params: models.SearchParams | None = None,
+    speaker: tuple[Sequence[float], models.Filter] | None = None,
 ) -> RecallLists:
     """The dense and the BM25 candidates (up to `limit`, BM25 up to `lexical_limit` when given; both under
     `payload_filter`; BM25's IDF over `idf_corpus`; the dense ones searched with `dense_params`, see
-    search_breadth) and, with an `observed` filter, the dense candidates under both filters, in one batch request,
-    for fusion in the app. A query that is only stopwords has an empty BM25
+    search_breadth), with an `observed` filter the dense candidates under both filters, and with `speaker` (a
+    vector and a filter) the dense candidates of that vector under both filters, in one batch request, for
+    fusion in the app. A query that is only stopwords has an empty BM25
     vector: its BM25 list is empty and not asked for."""
     payload = with_payload if isinstance(with_payload, bool) else list(with_payload)
     vector = [float(x) for x in dense]
@@ -181,14 +185,18 @@ def recall_batch(
         requests.append(models.QueryRequest(query=sparse, using=SPARSE_VECTOR, filter=payload_filter,
                                             limit=lexical_limit or limit, params=scoped_idf(idf_corpus),
                                             with_payload=payload))
-    if observed is not None:
-        both = models.Filter(must=[f for f in (payload_filter, observed) if f is not None])
-        requests.append(models.QueryRequest(query=vector, using=DENSE_VECTOR, filter=both, limit=limit,
+    narrowed = [(vector, observed)] if observed is not None else []  # dense searches under one more filter
+    if speaker is not None:
+        narrowed.append(([float(x) for x in speaker[0]], speaker[1]))
+    for query, also in narrowed:
+        both = models.Filter(must=[f for f in (payload_filter, also) if f is not None])
+        requests.append(models.QueryRequest(query=query, using=DENSE_VECTOR, filter=both, limit=limit,
                                             params=dense_params, with_payload=payload))
     results = iter(client.query_batch_points(name, requests=requests))
     first = next(results).points
     lexical = next(results).points if sparse.indices else []
-    return RecallLists(first, lexical, next(results).points if observed is not None else [])
+    dated = next(results).points if observed is not None else []
+    return RecallLists(first, lexical, dated, next(results).points if speaker is not None else [])
 
 
 def upsert_points(client: QdrantClient, name: str, points: Sequence[models.PointStruct]) -> None:

@@ -17,6 +17,11 @@ from .read_keys import READ_KEYS_TIMEOUT_S, add_read_keys, some_point_lacks_read
 from .scope_filter import LEXICAL_SCOPE, READ_KEY, lexical_scope, read_key, read_keys, scope_filter
 
 KEYWORD_INDEXES = ("tenant_id", "project_id", "agent_id", "scope", "status", "note_id", "type", "key", LEXICAL_SCOPE)
+# The speaker label the note's text opens with (elf_domain.speakers), absent when it has none: recall searches the
+# speaker's own notes when a query asks about them (search.services.recall, leg dense_speaker). Indexed like the
+# fields above, but most notes have none, so a collection of an earlier version gets the index without the
+# warning about points lacking it; `manage.py rebuild_qdrant` gives its points their labels.
+SPEAKER = "speaker"
 # When the note's statement was made, in whole seconds since the epoch (an integer index: a search whose query
 # names a date asks for a range of it, elf_domain.time_phrases); absent when the writer gave no observed_at.
 OBSERVED_TS = "observed_ts"
@@ -62,7 +67,7 @@ def ensure_notes_collection(client: QdrantClient, name: str, vector_dim: int, *,
             warn_unkeyed(name)
         else:
             _index_read_key(client, name)
-    for field in KEYWORD_INDEXES:
+    for field in (*KEYWORD_INDEXES, SPEAKER):
         wanted = keyword_index(field)
         if field not in schema or _index_differs(schema[field], wanted):
             client.create_payload_index(name, field, wanted, wait=True)
@@ -114,6 +119,7 @@ def chunk_point(
     dense: Sequence[float],
     bm25: models.SparseVector,
     observed_at: datetime | None = None,
+    speaker: str | None = None,
 ) -> models.PointStruct:
     """One chunk as a Qdrant point: id chunk_id, `dense` + `bm25` vectors, the section 6 payload (no text)."""
     payload: dict[str, Any] = {
@@ -139,6 +145,8 @@ def chunk_point(
     }
     if observed_at is not None:
         payload[OBSERVED_TS] = int(observed_at.timestamp())
+    if speaker is not None:
+        payload[SPEAKER] = speaker
     return models.PointStruct(
         id=payload["chunk_id"],
         vector={DENSE_VECTOR: [float(x) for x in dense], SPARSE_VECTOR: bm25},
@@ -150,6 +158,11 @@ def observed_between(ranges: Sequence[tuple[int, int]]) -> models.Filter:
     """Points observed inside any of ``ranges`` (epoch seconds, both ends included)."""
     return models.Filter(should=[models.FieldCondition(key=OBSERVED_TS, range=models.Range(gte=lo, lte=hi))
                                  for lo, hi in ranges])
+
+
+def spoken_by(names: Sequence[str]) -> models.Filter:
+    """Points whose note's speaker label is one of ``names``."""
+    return models.Filter(must=[models.FieldCondition(key=SPEAKER, match=models.MatchAny(any=list(names)))])
 
 
 def read_filter(*, tenant_id: str, project_id: str, agent_id: str, scopes: Sequence[str],

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from qdrant_client import models
 
 from elf_config import ElfConfig
+from elf_domain.speakers import speaker_label
 from elf_infra.index import bm25
 from elf_infra.index.collection import CollectionHandle, collection_handle
 from elf_infra.index.notes_collection import chunk_point, ensure_notes_collection, note_filter
@@ -88,4 +89,5 @@ def chunk_to_point(
         dense=dense,
         bm25=bm25.embed_document(text),
         observed_at=note.observed_at,
+        speaker=speaker_label(note.text),
     )

@@ -3,7 +3,8 @@
 Notes that store a conversation carry two cues plain relevance does not read:
 
 - **The speaker.** A note whose text opens with a speaker label, one to three capitalised words and a colon
-  ("Caroline: I went to a support group yesterday"), was said by that speaker (``speaker_label``). When the
+  ("Caroline: I went to a support group yesterday"), was said by that speaker (``speaker_label``,
+  elf_domain.speakers). When the
   query names the speaker (every token of the label is a token of the query: "When did Caroline go to the
   support group?"), the note gets the ``context.speaker`` term: ``speaker_weight`` times the spread of the
   candidates' final scores, so the lift is the same share of the ranking whatever the formula's scale. BM25
@@ -21,25 +22,16 @@ Both cues are off at weight 0.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable, Mapping, Sequence
+
+from elf_domain.speakers import speaker_label
 
 from .ranking import Ranked, RankingTerm, tokens
 
+__all__ = ["TERM_EPISODE", "TERM_SPEAKER", "episode_pull", "names_speaker", "speaker_boost", "speaker_label"]
+
 TERM_SPEAKER = "context.speaker"
 TERM_EPISODE = "context.episode"
-MAX_LABEL_CHARS = 40
-
-# One to three words, each opening with a capital letter, then a colon and the note's words.
-_LABEL = re.compile(r"\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s+\S")
-
-
-def speaker_label(text: str) -> str | None:
-    """The speaker label that opens ``text`` ("Caroline" of "Caroline: I went..."), or None."""
-    m = _LABEL.match(text)
-    if m is None or len(m.group(1)) > MAX_LABEL_CHARS:
-        return None
-    return m.group(1)
 
 
 def names_speaker(query_tokens: frozenset[str], label: str | None) -> bool:

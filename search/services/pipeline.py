@@ -233,7 +233,8 @@ def _fuse(cfg: ElfConfig, req: SearchRequest, hits, limit: int, stages: _Stages)
         "recall.hybrid",
         {
             "limit": limit,
-            "queries": [{"query": h.query, "count": len(h.chunk_ids)} for h in hits],
+            "queries": [{"query": h.query, "count": len(h.chunk_ids),
+                         **({"speaker_leg": h.speaker_leg()} if h.speaker_query else {})} for h in hits],
             "filter_impact": None,
         },
     )
@@ -362,6 +363,7 @@ def _rerank(
                 note_ids=[cands.chunks[cid].note_id for cid in ordered],
                 docs=docs,
                 observed=[cands.note_of(cid).observed_at for cid in ordered],
+                speakers=[conversation.speaker_label(cands.note_of(cid).text) for cid in ordered],
             )
         else:
             signature = [(cid, cands.note_of(cid).updated_at.isoformat()) for cid in ordered]

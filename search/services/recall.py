@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from qdrant_client import models
 
+from elf_domain.speakers import first_person, query_subjects
 from elf_domain.time_phrases import observed_ranges
 from elf_infra.index import bm25
 from elf_infra.index.hybrid import TIE_FETCH, recall_batch
-from elf_infra.index.notes_collection import observed_between, read_filter
+from elf_infra.index.notes_collection import observed_between, read_filter, spoken_by
 from elf_infra.index.scope_filter import idf_corpus
 from elf_kernel.context import RequestContext
 
@@ -23,6 +24,7 @@ from ..domain.ties import cut_at_limit
 
 PROJECT_CONTEXT_SEPARATOR = "\n\nProject context:\n"
 OBSERVED_LEG = "dense_observed"
+SPEAKER_LEG = "dense_speaker"
 QUERY_VECTOR_CACHE_SIZE = 2048  # per API process; a 384-dim vector is about 3 KB as a list of floats
 
 
@@ -91,6 +93,12 @@ class QueryHits:
     top_dense_score: float | None  # the dense leg's best cosine similarity (-1..1); None when it found nothing
     legs: dict[str, dict[str, float]]  # chunk id -> {"dense": cosine, "bm25": score, ...} as the legs returned them
     scores: dict[str, float]  # chunk id -> fused score
+    subjects: list[str] = field(default_factory=list)  # whom the query asks about (elf_domain.speakers)
+    speaker_query: str | None = None  # the query in their words, searched among their notes (leg dense_speaker)
+
+    def speaker_leg(self) -> dict | None:
+        """What the recall stage reports of the speaker leg, None when the query asked about no one."""
+        return {"subjects": self.subjects, "query": self.speaker_query} if self.speaker_query else None
 
 
 def recall(*, client, collection: str, embedder, embedding_version: str, queries: list[str], flt: models.Filter,
@@ -99,29 +107,38 @@ def recall(*, client, collection: str, embedder, embedding_version: str, queries
     """At most one embedding call for the queries' dense inputs (with the project context suffix) not in the
     query vector cache, BM25 on the raw query; per query one batch of a dense and a BM25 search (ids and scores
     only: Postgres holds what ranking reads; BM25's IDF over ``corpus``, the leg cut without splitting a tie,
-    search.domain.ties) and, when the query names a date, a dense search among the notes observed then (leg
-    ``dense_observed``, elf_domain.time_phrases; dense searches with ``dense_params``,
-    elf_infra.index.search_breadth), fused by normalised scores with the legs' weights
+    search.domain.ties); when the query names a date, a dense search among the notes observed then (leg
+    ``dense_observed``, elf_domain.time_phrases); when it asks about someone ("When did Caroline ...?"), a dense
+    search with the query in their words ("When did I ...?") among the notes they said (leg ``dense_speaker``,
+    elf_domain.speakers; its vector comes in the same embedding call); dense searches with ``dense_params``
+    (elf_infra.index.search_breadth). The legs are fused by normalised scores with their weights
     (search.domain.score_fusion)."""
-    dense_inputs = [dense_input(q, context_description) for q in queries]
-    vectors = QUERY_VECTORS.embed(embedder, embedding_version, dense_inputs)
+    subjects = {q: query_subjects(q) for q in queries}
+    asked = {q: first_person(q, names) for q, names in subjects.items() if names}
+    dense_inputs = [dense_input(q, context_description) for q in [*queries, *asked.values()]]
+    vectors = dict(zip(dense_inputs, QUERY_VECTORS.embed(embedder, embedding_version, dense_inputs), strict=True))
     fetched = limit * TIE_FETCH
     out = []
-    for query, vec in zip(queries, vectors, strict=False):
+    for query in queries:
         sparse = bm25.embed_query(query)
         ranges = observed_ranges(query)
-        found = recall_batch(client, collection, vec, sparse, flt, limit, with_payload=False, lexical_limit=fetched,
-                             idf_corpus=corpus, observed=observed_between(ranges) if ranges else None,
-                             dense_params=dense_params)
+        speaker = ((vectors[dense_input(asked[query], context_description)], spoken_by(subjects[query]))
+                   if query in asked else None)
+        found = recall_batch(client, collection, vectors[dense_input(query, context_description)], sparse, flt,
+                             limit, with_payload=False, lexical_limit=fetched, idf_corpus=corpus,
+                             observed=observed_between(ranges) if ranges else None, dense_params=dense_params,
+                             speaker=speaker)
         legs = {"dense": [(str(p.id), p.score) for p in found.dense]}
         if sparse.indices:  # a query of stopwords only has no lexical leg
             legs["bm25"] = cut_at_limit([(str(p.id), p.score) for p in found.bm25], limit, fetched)
         if ranges:
             legs[OBSERVED_LEG] = [(str(p.id), p.score) for p in found.observed]
+        if speaker is not None:
+            legs[SPEAKER_LEG] = [(str(p.id), p.score) for p in found.speaker]
         fused = fuse_scores(legs, leg_weights(legs))[:limit]
         top_dense = max((p.score for p in found.dense), default=None)
-        out.append(QueryHits(query, [h.id for h in fused], top_dense,
-                             {h.id: h.legs for h in fused}, {h.id: h.score for h in fused}))
+        out.append(QueryHits(query, [h.id for h in fused], top_dense, {h.id: h.legs for h in fused},
+                             {h.id: h.score for h in fused}, subjects[query], asked.get(query)))
     return out
 
 

@@ -19,12 +19,13 @@ from tests.conftest import REPO, TEST_CONFIG, entry_point, use_local_providers
 DATASET = REPO / "tests" / "data" / "eval_small.json"
 # Floors on overall recall@10, 2 points (2 queries) below what this dataset measured with the local providers and
 # elf-eval's default notes (each turn with its neighbouring turns as context and its session time as
-# observed_at: issue 32) and the conversation cues (search.domain.conversation, speaker weight 0.3): quick_find
-# 0.929, planned_search 0.929 on 423 items / 96 queries (ingest and search are deterministic, so the run-to-run
-# spread is 0; the 2 points cover another CPU's float rounding). With speaker weight 0.15: 0.908 / 0.934; before the
-# cues: 0.851 / 0.887; before issue 32: 0.771 / 0.760. Both modes in
+# observed_at: issue 32), the conversation cues (search.domain.conversation, speaker weight 0.3) and the speaker
+# leg (elf_domain.speakers): quick_find 0.924, planned_search 0.950 on 423 items / 96 queries (ingest and search
+# are deterministic, so the run-to-run spread is 0; the 2 points cover another CPU's float rounding). Without the
+# leg: 0.929 / 0.929; with speaker weight 0.15: 0.908 / 0.934; before the cues: 0.851 / 0.887; before issue 32:
+# 0.771 / 0.760. Both modes in
 # one run take about 70 s here (planned_search's local rerank about 50 s of it), the whole module about 95 s.
-FLOORS = {"quick_find": 0.91, "planned_search": 0.91}
+FLOORS = {"quick_find": 0.90, "planned_search": 0.93}
 
 
 def run_eval(config, *args, timeout=600) -> subprocess.CompletedProcess:

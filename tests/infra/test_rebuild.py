@@ -30,7 +30,8 @@ from tests.indexing_helpers import (
 TEXTS = {
     "t1": ["The staging cluster runs in the Frankfurt region.", "Deploys happen on Tuesdays after the standup.",
            "The team prefers Postgres over MySQL for new services."],
-    "t2": ["Invoices are sent on the first business day of the month."],
+    "t2": ["Invoices are sent on the first business day of the month.",
+           "Gina: I painted my kitchen wall yellow last spring."],  # a turn: its points carry speaker "Gina"
 }
 # The doc collection's counts (tests/docs_ext/test_docs_indexing.py rebuilds documents); this module writes none.
 NO_DOCS = {"rebuilt_count": 0, "missing_vector_count": 0, "error_count": 0}
@@ -94,6 +95,9 @@ def test_rebuild_uses_postgres_vectors_only(svc) -> None:
                                 bm25.embed_query(text), _tenant_filter(tenant), 5)
             assert hits and hits[0].payload["note_id"] == str(note_id)
             assert {h.payload["tenant_id"] for h in hits} == {tenant}
+            # the speaker label comes from the note's text, on every chunk's point (elf_domain.speakers)
+            own = [h for h in hits if h.payload["note_id"] == str(note_id)]
+            assert {h.payload.get("speaker") for h in own} == {"Gina" if text.startswith("Gina:") else None}
     finally:
         client.close()
     assert embed_requests(svc) == embeds_before

@@ -294,7 +294,7 @@ def test_ensure_notes_collection_creates_checks_and_is_idempotent(qdrant_server:
     assert (dense.size, dense.distance) == (DIM, models.Distance.COSINE)
     assert info.config.params.sparse_vectors["bm25"].modifier == models.Modifier.IDF
     assert {f: s.data_type for f, s in info.payload_schema.items()} == {
-        **dict.fromkeys((*KEYWORD_INDEXES, "read_key"), models.PayloadSchemaType.KEYWORD),
+        **dict.fromkeys((*KEYWORD_INDEXES, "read_key", "speaker"), models.PayloadSchemaType.KEYWORD),
         OBSERVED_TS: models.PayloadSchemaType.INTEGER,
     }
     with pytest.raises(CollectionMismatch, match="size 4 but storage.qdrant.vector_dim is 8"):

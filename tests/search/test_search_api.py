@@ -115,11 +115,11 @@ def test_postgres_revalidation_drops_stale_index_entries(svc):
     assert nid not in ids(search(svc, "billing cache midnight", mode="quick_find"))
 
 
-def trajectory(svc, trace_id: str) -> dict:
-    """GET /v2/admin/trajectories/{trace_id} once the worker has persisted the trace."""
+def trajectory(svc, trace_id: str, hdr: dict | None = None) -> dict:
+    """GET /v2/admin/trajectories/{trace_id} (as ``hdr``, default ``headers()``) once the worker has persisted it."""
     deadline = time.monotonic() + 30
     while True:
-        got = requests.get(f"{svc.admin}/v2/admin/trajectories/{trace_id}", headers=headers(), timeout=10)
+        got = requests.get(f"{svc.admin}/v2/admin/trajectories/{trace_id}", headers=hdr or headers(), timeout=10)
         if got.status_code == 200 or time.monotonic() > deadline:
             assert got.status_code == 200, got.text
             return got.json()
@@ -355,3 +355,40 @@ def test_conversation_cues_lift_the_named_speaker_and_the_strong_match_s_episode
     assert terms[view]["context.episode"] == pytest.approx(0.6 * gap)
     for i in items:
         assert i["final_score"] == pytest.approx(sum(t["value"] for t in i["explain"]["ranking"]["terms"]))
+
+
+def test_a_question_about_a_speaker_searches_their_own_turns_in_their_words(svc):
+    """Issue 32 (elf_domain.speakers, leg dense_speaker), through the API: "What did Caroline paint?" asks about
+    Caroline, whose turns are written in the first person ("Caroline: I made a watercolour..."), while the turns
+    that name her are Melanie's. Recall also searches Caroline's own notes, and only hers, with "What did I
+    paint?", and the trace says so: the recall stage names the subject and the query searched, and the fusion
+    stage gives that leg's score to Caroline's turns alone. A question about no one has no such leg."""
+    turns = [f"Melanie: Caroline, what did you paint {w}? Caroline paints so well, Caroline." for w in
+             ("today", "this week", "last month", "at the fair")]
+    turns += ["Caroline: I made a watercolour of sunflowers, my first in years.",
+              "Caroline: The weather was warm and we had lunch outside.",
+              "Gina: I painted my kitchen wall yellow."]
+    hdr = headers(project="speakers")
+    res = requests.post(svc.public + "/v2/notes/ingest", headers=hdr, timeout=60,
+                        json={"scope": "agent_private", "notes": [note(t, key=f"t{n}") for n, t in enumerate(turns)]})
+    res = res.json()["results"]
+    assert [r["op"] for r in res] == ["ADD"] * len(turns), res
+    for r in res:
+        wait_indexed(svc, r["note_id"])
+    ask = {**hdr, "X-ELF-Read-Profile": "private_only"}
+    r = requests.post(svc.admin + "/v2/admin/searches/raw", headers=ask, timeout=60,
+                      json={"query": "What did Caroline paint?", "mode": "quick_find", "top_k": 10})
+    assert r.status_code == 200, r.text
+    items = r.json()["items"]
+    assert len(items) == len(turns)
+    stages = {s["stage_name"]: s for s in trajectory(svc, r.json()["trace_id"], hdr)["stages"]}
+    assert stages["recall.hybrid"]["stage_payload"]["queries"][0]["speaker_leg"] == {
+        "subjects": ["Caroline"], "query": "What did I paint?"}
+    leg = {i["chunk_id"]: "dense_speaker_score" in i["metrics"] for i in stages["fusion"]["items"]}
+    said = {i["note_id"]: leg[i["chunk_id"]] for i in items}
+    assert said == {x["note_id"]: turns[n].startswith("Caroline:") for n, x in enumerate(res)}
+    about_no_one = requests.post(svc.admin + "/v2/admin/searches/raw", headers=ask, timeout=60,
+                                 json={"query": "Who painted sunflowers?", "mode": "quick_find"})
+    stages = {s["stage_name"]: s for s in trajectory(svc, about_no_one.json()["trace_id"], hdr)["stages"]}
+    assert "speaker_leg" not in stages["recall.hybrid"]["stage_payload"]["queries"][0]
+    assert not any("dense_speaker_score" in i["metrics"] for i in stages["fusion"]["items"])

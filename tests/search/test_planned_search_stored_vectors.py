@@ -211,3 +211,33 @@ def test_an_http_rerank_provider_is_called_as_before(isolated_services):
                                       "error": None}
     planned(s, query)
     assert len(s.fake.requests_to(RERANK_PATH)) == 1  # the rerank cache answers the repeat
+
+
+def test_a_speakers_own_turns_are_scored_against_the_query_in_their_words(svc, embedder):
+    """Issue 32 (elf_domain.speakers): "What did Caroline paint?" is embedded with "What did I paint?" in one call
+    (recall's speaker leg); the rerank scores Caroline's turns against that vector and every other note against
+    the query's own, with no more embedding calls."""
+    turns = ["Caroline: I made a watercolour of sunflowers, my first in years.",
+             "Caroline: The weather was warm and we had lunch outside.",
+             "Melanie: Caroline, what did you paint? Caroline paints so well.",
+             "Gina: I painted my kitchen wall yellow."]
+    results = ingest(svc, [note(t) for t in turns], tenant="t3").json()["results"]
+    assert [r["op"] for r in results] == ["ADD"] * len(turns), results
+    for r in results:
+        wait_indexed(svc, r["note_id"])
+    query, theirs = "What did Caroline paint?", "What did I paint?"
+    before = len(embed_inputs(svc))
+    out = planned(svc, query, tenant="t3")
+    assert embed_inputs(svc)[before:] == [[query, theirs]]  # one call for both; none for the rerank
+    scores = {i["chunk_id"]: i["metrics"]["rerank_score"] for i in rerank_stage(svc, out["trace_id"], "t3")["items"]}
+    got = rows(svc, """SELECT c.chunk_id::text, c.text, e.vec::text FROM memory_note_chunks c
+                         JOIN note_embeddings e ON e.note_id = c.note_id AND e.embedding_version = %s
+                        WHERE c.note_id = ANY(%s::uuid[])""",
+               (svc.cfg.embedding_version, [r["note_id"] for r in results]))
+    query_vec, their_vec = embedder.embed([query, theirs])
+    assert len(scores) == len(turns) == len(got)
+    for cid, text, vec in got:
+        used = their_vec if text.startswith("Caroline:") else query_vec
+        assert scores[cid] == pytest.approx(formula(used, query, parse_vector(vec), text), abs=1e-6), text
+        other = query_vec if used is their_vec else their_vec
+        assert scores[cid] != pytest.approx(formula(other, query, parse_vector(vec), text), abs=1e-6), text

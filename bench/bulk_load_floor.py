@@ -90,7 +90,7 @@ def upsert_floor(cfg, conn: psycopg.Connection, tenant: str) -> tuple[float, int
             cur.execute(
                 "SELECT c.chunk_id, n.note_id, c.chunk_index, c.start_offset, c.end_offset, c.text, n.project_id, "
                 "n.agent_id, n.scope, n.type, n.key, n.status, n.updated_at, n.expires_at, n.importance, "
-                "n.confidence, e.vec::text FROM memory_note_chunks c JOIN memory_notes n USING (note_id) "
+                "n.confidence, e.vec::text, n.text FROM memory_note_chunks c JOIN memory_notes n USING (note_id) "
                 "JOIN note_chunk_embeddings e ON e.chunk_id = c.chunk_id AND e.embedding_version = %s "
                 "WHERE n.tenant_id = %s ORDER BY c.chunk_id", (cfg.embedding_version, tenant))
             while batch := cur.fetchmany(POINT_BLOCK):
@@ -99,7 +99,8 @@ def upsert_floor(cfg, conn: psycopg.Connection, tenant: str) -> tuple[float, int
                                 tenant_id=tenant, project_id=r[6], agent_id=r[7], scope=r[8], note_type=r[9],
                                 key=r[10], status=r[11], updated_at=r[12], expires_at=r[13], importance=r[14],
                                 confidence=r[15], embedding_version=cfg.embedding_version,
-                                dense=json.loads(r[16]), bm25=bm25.embed_document(r[5]), speaker=speaker_label(r[5]))
+                                dense=json.loads(r[16]), bm25=bm25.embed_document(r[5]),
+                                speaker=speaker_label(r[17]))  # the note's label on every chunk, as the worker
                     for r in batch
                 ]
                 t0 = time.perf_counter()

@@ -24,11 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 
-from elf_domain.speakers import speaker_label
-
 from .ranking import Ranked, RankingTerm, tokens
-
-__all__ = ["TERM_EPISODE", "TERM_SPEAKER", "episode_pull", "names_speaker", "speaker_boost", "speaker_label"]
 
 TERM_SPEAKER = "context.speaker"
 TERM_EPISODE = "context.episode"

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from elf_config import ElfConfig
 from elf_config.rules import LOCAL_PROVIDER
+from elf_domain.speakers import speaker_label
 from elf_domain.time_ids import uuid7
 from elf_domain.vocabulary import SEARCH_MODES as MODES
 from elf_infra.index import collection_facts
@@ -125,12 +126,14 @@ class _Stages:
 @dataclass
 class _Candidates:
     """The Postgres view of the recalled chunks: rows by chunk id, their notes, the chunk ids still in play (in
-    retrieval order), and every chunk's text of those notes (for the snippets)."""
+    retrieval order), every chunk's text of those notes (for the snippets), and each note's speaker label
+    (elf_domain.speakers; read by the rerank and the conversation cues)."""
 
     chunks: dict[str, MemoryNoteChunk]
     notes: dict[uuid.UUID, MemoryNote]
     valid: list[str]
     texts: dict[uuid.UUID, dict[int, ChunkText]] = field(default_factory=dict)
+    speakers: dict[uuid.UUID, str | None] = field(default_factory=dict)
 
     def note_of(self, cid: str) -> MemoryNote:
         return self.notes[self.chunks[cid].note_id]
@@ -279,7 +282,7 @@ def _revalidate(
             chunks[str(c.chunk_id)] = c
     valid = [cid for cid in chunk_ids if cid in chunks]
     stages.add("validate.postgres", {"before": len(chunk_ids), "after": len(valid)})
-    return _Candidates(chunks, notes, valid, texts)
+    return _Candidates(chunks, notes, valid, texts, {i: speaker_label(n.text) for i, n in notes.items()})
 
 
 def _settled(cands: _Candidates, fused: list[tuple[str, float]]) -> list[str]:
@@ -363,7 +366,7 @@ def _rerank(
                 note_ids=[cands.chunks[cid].note_id for cid in ordered],
                 docs=docs,
                 observed=[cands.note_of(cid).observed_at for cid in ordered],
-                speakers=[conversation.speaker_label(cands.note_of(cid).text) for cid in ordered],
+                speakers=[cands.speakers[cands.chunks[cid].note_id] for cid in ordered],
             )
         else:
             signature = [(cid, cands.note_of(cid).updated_at.isoformat()) for cid in ordered]
@@ -415,7 +418,7 @@ def _conversation_cues(
     """Issue 32: the speaker the query names and the episode of a strong match lift their notes
     (search.domain.conversation). Returns the scores and what the rank.score stage reports of it."""
     in_play = {r.candidate.note_id for r in ranked}
-    speakers = {i: conversation.speaker_label(cands.notes[i].text) for i in in_play}
+    speakers = {i: cands.speakers[i] for i in in_play}
     ranked, named = conversation.speaker_boost(ranked, query=req.query, speakers=speakers,
                                                weight=params.speaker_weight)
     ranked = conversation.episode_pull(ranked, episodes={i: cands.notes[i].observed_at for i in in_play},

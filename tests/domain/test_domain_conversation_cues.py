@@ -8,13 +8,13 @@ from datetime import UTC, datetime
 
 import pytest
 
+from elf_domain.speakers import speaker_label
 from search.domain.conversation import (
     TERM_EPISODE,
     TERM_SPEAKER,
     episode_pull,
     names_speaker,
     speaker_boost,
-    speaker_label,
 )
 from search.domain.ranking import Candidate, RankingParams, rank_items, tokens
 

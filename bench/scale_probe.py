@@ -68,7 +68,7 @@ def overlap_by_ef(cfg: ElfConfig, queries: Sequence[str], *, tenant: str, projec
     client = QdrantClient(url=cfg.storage.qdrant.url, timeout=300)
     flt = read_filter(tenant_id=tenant, project_id=project, agent_id=agent,
                       scopes=list(cfg.scopes.read_profiles[read_profile]),
-                      keyed=collection_facts.facts(client, collection).keyed)
+                      by=collection_facts.facts(client, collection).read_by)
     params = [dense_params(client, collection) if ef == SERVICE_EF else dense_search_params(ef) for ef in efs]
     shares: list[list[float]] = [[] for _ in efs]
     times: list[list[float]] = [[] for _ in efs]

@@ -124,7 +124,7 @@ class SearchFloor:
         self.embedder.embed(["warm up"])  # a loaded model, as the service's is
         self.qdrant = _EngineTimed(QdrantClient(url=cfg.storage.qdrant.url, timeout=60))
         self.flt = read_filter(tenant_id=tenant, project_id=project, agent_id=agent, scopes=scopes,
-                               keyed=collection_facts.facts(self.qdrant.client, self.collection).keyed)
+                               by=collection_facts.facts(self.qdrant.client, self.collection).read_by)
         self.corpus = idf_corpus(tenant, project)
         self.conn = psycopg.connect(cfg.storage.postgres.dsn, autocommit=True)
         self.params = {"tenant": tenant, "project": project, "org": ORG_PROJECT_ID, "scopes": scopes, "agent": agent}

@@ -44,8 +44,8 @@ def rebuild_notes(*, cfg: ElfConfig, progress: Progress | None = None, tenant_id
                   project_id: str | None = None) -> RebuildReport:
     """Upsert a point for every chunk of every active, unexpired note (of ``tenant_id`` and ``project_id``,
     when given) from its stored vector. A rebuild of every tenant ends by giving the points it did not write
-    (an earlier version's, of notes no longer live) their ``read_key`` and indexing it
-    (elf_infra.index.notes_collection.key_reads), so the collection is searched by that key from then on."""
+    (an earlier version's, of notes no longer live) their ``read_tag`` and indexing it
+    (elf_infra.index.notes_collection.key_reads), so the collection is searched by that tag from then on."""
     index = notes_index(cfg)
     index.handle.ensure()
     params = {"active": NoteStatus.ACTIVE.value, "version": cfg.embedding_version, "tenant": tenant_id,

@@ -1,6 +1,7 @@
 """What a search needs to know about the notes collection as it is now, read at most once a minute per process
 (one GET of the collection): how many points it holds (``search_breadth`` widens the dense leg with it) and
-whether its points carry ``read_key`` (``notes_collection.read_filter`` then needs two conditions, not four)."""
+what its points carry to be searched by (``notes_collection.searched_by``: ``read_tag``, else ``read_key``, else the
+per-scope fields; read_filter's ``by``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 
 from qdrant_client import QdrantClient
 
-from .notes_collection import searched_by_read_key
+from .notes_collection import searched_by
 
 TTL_S = 60.0
 
@@ -18,7 +19,7 @@ TTL_S = 60.0
 @dataclass(frozen=True)
 class CollectionFacts:
     points: int
-    keyed: bool  # every point carries read_key (its index exists)
+    read_by: str  # notes_collection.searched_by: read_tag, read_key or scope
 
 
 _facts: dict[str, tuple[float, CollectionFacts]] = {}
@@ -32,7 +33,7 @@ def facts(client: QdrantClient, collection: str) -> CollectionFacts:
         cached = _facts.get(collection)
     if cached is None or now - cached[0] > TTL_S:
         info = client.get_collection(collection)
-        cached = (now, CollectionFacts(info.points_count or 0, searched_by_read_key(info.payload_schema or {})))
+        cached = (now, CollectionFacts(info.points_count or 0, searched_by(info.payload_schema or {})))
         with _lock:
             _facts[collection] = cached
     return cached[1]

@@ -13,8 +13,18 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from .hybrid import DENSE_VECTOR, SPARSE_VECTOR, ensure_hybrid_collection
-from .read_keys import READ_KEYS_TIMEOUT_S, add_read_keys, some_point_lacks_read_key, warn_unkeyed
-from .scope_filter import LEXICAL_SCOPE, READ_KEY, lexical_scope, read_key, read_keys, scope_filter
+from .read_keys import READ_KEYS_TIMEOUT_S, add_read_keys, some_point_lacks_read_tag, warn_untagged
+from .scope_filter import (
+    LEXICAL_SCOPE,
+    READ_KEY,
+    READ_TAG,
+    lexical_scope,
+    read_key,
+    read_keys,
+    read_tag,
+    read_tags,
+    scope_filter,
+)
 
 KEYWORD_INDEXES = ("tenant_id", "project_id", "agent_id", "scope", "status", "note_id", "type", "key", LEXICAL_SCOPE)
 # The speaker label the note's text opens with (elf_domain.speakers), absent when it has none: recall searches the
@@ -56,17 +66,18 @@ def ensure_notes_collection(client: QdrantClient, name: str, vector_dim: int, *,
     (hybrid.CollectionMismatch when its vectors differ; it is never changed or dropped here). A keyword index
     created by an earlier version with other parameters (no ``is_tenant`` / ``enable_hnsw``, see
     ``keyword_index``) is replaced by the current one in place: the points stay, and the HNSW links follow at
-    the collection's next optimization. The ``read_key`` index, which turns searches to that key
-    (``searched_by_read_key``), is created when no point lacks the key (a new collection); else a warning names the
-    command that adds it (``key_reads``, elf_infra.index.read_keys)."""
+    the collection's next optimization. The ``read_tag`` index, which turns searches to that tag
+    (``searched_by``), is created when no point lacks the tag (a new collection); else a warning names the
+    command that adds it (``key_reads``, elf_infra.index.read_keys). A collection of an earlier version searched by
+    ``read_key`` keeps that index and is searched by it until then."""
     # a missing field: created, and warned about
     ensure_hybrid_collection(client, name, vector_dim, KEYWORD_INDEXES, quantization=quantization)
     schema = client.get_collection(name).payload_schema
-    if READ_KEY not in schema:
-        if some_point_lacks_read_key(client, name):
-            warn_unkeyed(name)
+    if READ_TAG not in schema:
+        if some_point_lacks_read_tag(client, name):
+            warn_untagged(name, searched_by(schema))
         else:
-            _index_read_key(client, name)
+            _index_read_tag(client, name)
     for field in (*KEYWORD_INDEXES, SPEAKER):
         wanted = keyword_index(field)
         if field not in schema or _index_differs(schema[field], wanted):
@@ -76,21 +87,29 @@ def ensure_notes_collection(client: QdrantClient, name: str, vector_dim: int, *,
 
 
 def key_reads(url: str, name: str) -> int:
-    """Give every point of the notes collection ``name`` at ``url`` that lacks it its ``read_key`` (from its own
-    payload), then index the key, which turns searches to it. Returns how many points were rewritten. Its own
-    client, with a long timeout: indexing the key of a million points takes Qdrant more than the services' 10 s."""
+    """Give every point of the notes collection ``name`` at ``url`` that lacks it its ``read_tag`` (and
+    ``read_key``, from its own payload), then index the tag, which turns searches to it. Returns how many points
+    were rewritten. Its own client, with a long timeout: indexing the tag of a million points takes Qdrant more
+    than the services' 10 s."""
     client = QdrantClient(url=url, timeout=READ_KEYS_TIMEOUT_S)
     try:
         added = add_read_keys(client, name)
-        if READ_KEY not in client.get_collection(name).payload_schema:  # an existing index keeps up with writes
-            _index_read_key(client, name)
+        if READ_TAG not in client.get_collection(name).payload_schema:  # an existing index keeps up with writes
+            _index_read_tag(client, name)
         return added
     finally:
         client.close()
 
 
-def _index_read_key(client: QdrantClient, name: str) -> None:
-    client.create_payload_index(name, READ_KEY, keyword_index(READ_KEY), wait=True)
+def read_tag_index() -> models.IntegerIndexParams:
+    """``read_tag``'s index: exact matches only (no range structure), and no HNSW links of its own (a tag's points
+    are one owner's, inside one tenant, whose links tenant_id keeps; see keyword_index)."""
+    return models.IntegerIndexParams(type=models.IntegerIndexType.INTEGER, lookup=True, range=False,
+                                     enable_hnsw=False)
+
+
+def _index_read_tag(client: QdrantClient, name: str) -> None:
+    client.create_payload_index(name, READ_TAG, read_tag_index(), wait=True)
 
 
 def _timestamp(value: datetime | None) -> str | None:
@@ -141,7 +160,8 @@ def chunk_point(
         "confidence": confidence,
         "embedding_version": embedding_version,
         LEXICAL_SCOPE: lexical_scope(tenant_id, project_id),  # BM25's IDF corpus (hybrid.scoped_idf)
-        READ_KEY: read_key(scope, project_id, agent_id),  # who may find it (read_filter)
+        READ_KEY: read_key(scope, project_id, agent_id),  # who may find it, as collections before read_tag say
+        READ_TAG: read_tag(tenant_id, scope, project_id, agent_id),  # who may find it (read_filter)
     }
     if observed_at is not None:
         payload[OBSERVED_TS] = int(observed_at.timestamp())
@@ -165,31 +185,48 @@ def spoken_by(names: Sequence[str]) -> models.Filter:
     return models.Filter(must=[models.FieldCondition(key=SPEAKER, match=models.MatchAny(any=list(names)))])
 
 
+READ_BY = ("read_tag", "read_key", "scope")  # how a notes collection is searched (searched_by), best first
+
+
 def read_filter(*, tenant_id: str, project_id: str, agent_id: str, scopes: Sequence[str],
-                keyed: bool = True) -> models.Filter:
+                by: str = "read_tag") -> models.Filter:
     """The first cut of a notes search (search.services.recall; the bench's floor and overlap probe send the same):
-    the tenant and the ``read_key`` of each allowed scope (``scope_filter.read_keys``: its home and, for
-    agent_private, the caller), two conditions. Each condition costs the filtered HNSW search about 0.5 ms at
-    1M notes (ef 1600); the tenant, Qdrant's ``is_tenant`` field, less. The same cut written as scope, project
-    and agent per scope (``keyed=False``: for a collection some of whose points predate ``read_key``, see
-    ``searched_by_read_key``) cost 1.1 ms more engine time at p50 (docs/benchmarks.md, Scale).
+    one condition, a match of the caller's ``read_tag`` per allowed scope (``scope_filter.read_tags``: the tenant,
+    the scope's home and, for agent_private, the caller). Qdrant checks the filter on every point a filtered
+    search visits, so its cost grows with the collection: on a million notes in one project the dense search
+    took 1.49-1.73 ms at p50 by the tag against 3.14-3.40 by the tenant and the string ``read_key`` (1.25-1.42
+    with no filter), BM25 2.58-2.76 against 3.16-3.34; with the tenant as a second condition, 1.86-2.25
+    (docs/benchmarks.md, "One integer read tag"). The tag names the tenant, so no tenant condition is sent.
+    A collection whose points predate the tag is searched as its indexes allow (``searched_by``):
+    ``by="read_key"``, the tenant and the caller's keys; ``by="scope"``, the tenant and scope, project and
+    agent per scope.
     No status condition: a note has points only while it is active (the worker deletes the points of a note that
     is not; rebuild and import index live notes only), and a point's status payload is only rewritten by
     re-indexing, so the condition excluded nothing and cost each search 0.7 ms at 1M notes. Postgres
-    re-validates status, TTL, scope and grants."""
-    if not keyed:
+    re-validates tenant, status, TTL, scope and grants."""
+    if by not in READ_BY:
+        raise ValueError(f"read_filter by {by!r}, not one of {READ_BY}")
+    if by == "scope":
         return scope_filter(tenant_id=tenant_id, project_id=project_id, agent_id=agent_id, scopes=scopes,
                             status=None)
-    keys = read_keys(project_id, agent_id, scopes)
-    match = models.MatchAny(any=keys) if keys else models.MatchValue(value="__none__")  # no scope: nothing
-    return models.Filter(must=[models.FieldCondition(key=TENANT, match=models.MatchValue(value=tenant_id)),
-                               models.FieldCondition(key=READ_KEY, match=match)])
+    tenant = models.FieldCondition(key=TENANT, match=models.MatchValue(value=tenant_id))
+    if by == "read_key":
+        keys = read_keys(project_id, agent_id, scopes)
+        match: models.Match = models.MatchAny(any=keys) if keys else models.MatchValue(value="__none__")
+        return models.Filter(must=[tenant, models.FieldCondition(key=READ_KEY, match=match)])
+    tags = read_tags(tenant_id, project_id, agent_id, scopes)
+    if not tags:  # no scope: nothing (an empty MatchAny is refused; every integer could be some point's tag)
+        return models.Filter(must=[tenant], must_not=[tenant])
+    return models.Filter(must=[models.FieldCondition(key=READ_TAG, match=models.MatchAny(any=tags))])
 
 
-def searched_by_read_key(schema: dict) -> bool:
-    """Whether a notes collection with this payload schema is searched by ``read_key``: its index exists only
-    once every point carries the key (``ensure_notes_collection``)."""
-    return READ_KEY in schema
+def searched_by(schema: dict) -> str:
+    """How a notes collection with this payload schema is searched (read_filter's ``by``): by ``read_tag`` once
+    its index exists, which is once every point carries the tag (``ensure_notes_collection``); else by
+    ``read_key`` when a version before the tag indexed that; else per scope."""
+    if READ_TAG in schema:
+        return "read_tag"
+    return "read_key" if READ_KEY in schema else "scope"
 
 
 def note_filter(note_id: uuid.UUID | str) -> models.Filter:

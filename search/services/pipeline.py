@@ -190,7 +190,7 @@ def _recaller(cfg: ElfConfig, ctx: RequestContext, allowed: list[str], limit: in
     return lambda queries: handle.call(lambda client, collection: recall.recall(
         client=handle.points, collection=collection, embedder=embedder, embedding_version=cfg.embedding_version,
         queries=queries, corpus=corpus,
-        flt=recall.payload_filter(ctx, allowed, keyed=collection_facts.facts(client, collection).keyed),
+        flt=recall.payload_filter(ctx, allowed, by=collection_facts.facts(client, collection).read_by),
         limit=limit, context_description=context_description,
         dense_params=dense_params(client, collection)))
 

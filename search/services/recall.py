@@ -57,12 +57,12 @@ class QueryVectorCache:
 QUERY_VECTORS = QueryVectorCache()
 
 
-def payload_filter(ctx: RequestContext, allowed_scopes: list[str], *, keyed: bool) -> models.Filter:
+def payload_filter(ctx: RequestContext, allowed_scopes: list[str], *, by: str) -> models.Filter:
     """The caller's own private notes and the project's shared notes in its project, org-shared notes in the org
-    space (notes_collection.read_filter; ``keyed``: by the points' read_key, elf_infra.index.collection_facts);
-    status, TTL and grants are checked in Postgres (selectors.readable_notes)."""
+    space (notes_collection.read_filter; ``by``: what the collection's points are searched by,
+    elf_infra.index.collection_facts); status, TTL and grants are checked in Postgres (selectors.readable_notes)."""
     return read_filter(tenant_id=ctx.tenant_id, project_id=ctx.project_id, agent_id=ctx.agent_id,
-                       scopes=allowed_scopes, keyed=keyed)
+                       scopes=allowed_scopes, by=by)
 
 
 def lexical_corpus(ctx: RequestContext) -> models.Filter:

@@ -183,9 +183,10 @@ def test_the_scenario_sent_every_kind_of_request(traffic):
     dated = [c for s in legs for f in s["filter"]["must"] if isinstance(f, dict) and "should" in f
              for c in f["should"] if c.get("key") == "observed_ts"]
     assert dated and all(set(c["range"]) == {"gte", "lte"} for c in dated)
-    # all_scopes: the tenant and one match of the caller's three read keys (notes_collection.read_filter)
-    keyed = [c["match"]["any"] for s in legs for c in s["filter"]["must"] if c.get("key") == "read_key"]
-    assert any(len(keys) == 3 for keys in keyed), keyed
+    # all_scopes: one match of the caller's three read tags, and nothing else (notes_collection.read_filter)
+    tagged = [s["filter"]["must"] for s in legs if any(c.get("key") == "read_tag" for c in s["filter"]["must"])]
+    assert any(len(must) == 1 and len(must[0]["match"]["any"]) == 3
+               and all(isinstance(t, int) for t in must[0]["match"]["any"]) for must in tagged), tagged
     indexes = [(b["field_name"], b["field_schema"]) for b in _sent(traffic, "create_field_index")]
     kind = lambda s: s if isinstance(s, str) else s["type"]  # noqa: E731 - a type name or a params object
     assert {kind(s) for _, s in indexes} == {"keyword", "integer"}
@@ -193,7 +194,8 @@ def test_the_scenario_sent_every_kind_of_request(traffic):
     # links; the other fields without links of their own
     assert ("tenant_id", {"type": "keyword", "is_tenant": True}) in indexes
     assert ("scope", {"type": "keyword", "enable_hnsw": False}) in indexes
-    assert ("read_key", {"type": "keyword", "enable_hnsw": False}) in indexes
+    # the read tag: an integer matched exactly, so a lookup structure and no range one (read_tag_index)
+    assert ("read_tag", {"type": "integer", "lookup": True, "range": False, "enable_hnsw": False}) in indexes
     deletes = [b["filter"] for b in _sent(traffic, "delete_points")]
     assert any("must_not" in f for f in deletes) and any("should" in f for f in deletes)
     points = [p for b in _sent(traffic, "upsert_points") for p in b["points"]]

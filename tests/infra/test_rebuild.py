@@ -128,19 +128,19 @@ def test_manage_py_rebuild_reports_missing_vectors_and_never_embeds(svc) -> None
     assert embed_requests(svc) == embeds_before
 
 
-def test_rebuild_qdrant_read_keys_keys_an_earlier_versions_points_without_reading_postgres(svc) -> None:
-    """Points written before ``read_key`` (stripped here, and the key's index dropped): ``rebuild_qdrant
-    --read-keys`` gives each its key from its own payload, indexes the key, and the notes are still found; a
-    full rebuild leaves the collection keyed too."""
+def test_rebuild_qdrant_read_keys_tags_an_earlier_versions_points_without_reading_postgres(svc) -> None:
+    """Points written before ``read_tag`` and ``read_key`` (both stripped here, and the tag's index dropped):
+    ``rebuild_qdrant --read-keys`` gives each its tag and key from its own payload, indexes the tag, and the notes
+    are still found; a full rebuild leaves the collection tagged too."""
     name = svc.cfg.storage.qdrant.collection
     client = qdrant(svc)
     try:
         points, _ = client.scroll(name, limit=1000, with_payload=True, with_vectors=True)
-        assert len(points) >= 5 and all(p.payload.get("read_key") for p in points)
-        keys = {p.id: p.payload["read_key"] for p in points}
-        client.delete_payload_index(name, "read_key", wait=True)
+        assert len(points) >= 5 and all(p.payload.get("read_key") and p.payload.get("read_tag") for p in points)
+        owners = {p.id: (p.payload["read_key"], p.payload["read_tag"]) for p in points}
+        client.delete_payload_index(name, "read_tag", wait=True)
         client.upsert(name, points=[models.PointStruct(id=p.id, vector=p.vector, payload={
-            k: v for k, v in p.payload.items() if k != "read_key"}) for p in points], wait=True)
+            k: v for k, v in p.payload.items() if k not in ("read_key", "read_tag")}) for p in points], wait=True)
         embeds_before = embed_requests(svc)
         proc = subprocess.run([sys.executable, "manage.py", "rebuild_qdrant", "-c", str(svc.config_path),
                                "--read-keys"], cwd=REPO, capture_output=True, text=True, timeout=180)
@@ -148,12 +148,12 @@ def test_rebuild_qdrant_read_keys_keys_an_earlier_versions_points_without_readin
         assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"read_keys_added": len(points)}
         assert "rebuild_qdrant --read-keys" in proc.stderr  # the start-up's warning named it
         after, _ = client.scroll(name, limit=1000, with_payload=True)
-        assert {p.id: p.payload.get("read_key") for p in after} == keys
-        assert "read_key" in client.get_collection(name).payload_schema
+        assert {p.id: (p.payload.get("read_key"), p.payload.get("read_tag")) for p in after} == owners
+        assert "read_tag" in client.get_collection(name).payload_schema
         assert embed_requests(svc) == embeds_before
 
         r = requests.post(svc.admin + "/v2/admin/qdrant/rebuild", timeout=120)
         assert r.status_code == 200, r.text
-        assert "read_key" in client.get_collection(name).payload_schema
+        assert "read_tag" in client.get_collection(name).payload_schema
     finally:
         client.close()

@@ -35,6 +35,7 @@ SECTION_6_FIELDS = {
     "scope", "type", "key", "status", "updated_at", "expires_at", "importance", "confidence", "embedding_version",
     "lexical_scope",  # BM25's IDF corpus key (issue 36), not in section 6
     "read_key",  # who may find it, one keyword (issue 35), not in section 6
+    "read_tag",  # the same with the tenant, as one integer: what searches match (issue 35), not in section 6
 }
 
 

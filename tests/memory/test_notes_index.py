@@ -17,6 +17,7 @@ from elf_infra.index.notes_collection import (
     delete_note_points,
     ensure_notes_collection,
 )
+from elf_infra.index.scope_filter import read_tag
 from elf_infra.qdrant_server.launcher import EmbeddedQdrant
 from tests.qdrant_fixtures import client_for, qdrant_server  # noqa: F401
 
@@ -276,8 +277,9 @@ def test_chunk_point_carries_section_6_payload_and_no_text() -> None:
     point = _chunk(str(note_id), 2, [1.0, 0, 0, 0], "Paris is the capital of France", chunk_id=chunk_id, key="capital")
     assert point.id == str(chunk_id)
     # + BM25's IDF corpus key (issue 36) and who may find it (issue 35)
-    assert set(point.payload) == SECTION_6_FIELDS | {"lexical_scope", "read_key"}
+    assert set(point.payload) == SECTION_6_FIELDS | {"lexical_scope", "read_key", "read_tag"}
     assert point.payload["read_key"] == "project_shared\tp1\t"
+    assert point.payload["read_tag"] == read_tag("t1", "project_shared", "p1", "")
     assert point.payload["lexical_scope"] == "t1\tp1"
     assert point.payload["note_id"] == str(note_id) and point.payload["chunk_index"] == 2
     assert point.payload["updated_at"] == "2025-01-02T03:04:05+00:00" and point.payload["type"] == "fact"
@@ -294,8 +296,8 @@ def test_ensure_notes_collection_creates_checks_and_is_idempotent(qdrant_server:
     assert (dense.size, dense.distance) == (DIM, models.Distance.COSINE)
     assert info.config.params.sparse_vectors["bm25"].modifier == models.Modifier.IDF
     assert {f: s.data_type for f, s in info.payload_schema.items()} == {
-        **dict.fromkeys((*KEYWORD_INDEXES, "read_key", "speaker"), models.PayloadSchemaType.KEYWORD),
-        OBSERVED_TS: models.PayloadSchemaType.INTEGER,
+        **dict.fromkeys((*KEYWORD_INDEXES, "speaker"), models.PayloadSchemaType.KEYWORD),
+        **dict.fromkeys((OBSERVED_TS, "read_tag"), models.PayloadSchemaType.INTEGER),
     }
     with pytest.raises(CollectionMismatch, match="size 4 but storage.qdrant.vector_dim is 8"):
         ensure_notes_collection(client, NAME, 8, quantization="int8")

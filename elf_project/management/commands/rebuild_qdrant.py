@@ -6,8 +6,8 @@ document chunks), the report to stdout as one JSON object:
 top-level counts are the notes'). The exit status is 1 when any point of either collection failed to
 upsert, 0 otherwise (missing vectors are reported, not failures: the outboxes embed them).
 
-``--read-keys`` does only what a rebuild ends with: every notes point without ``read_key`` (written by an
-earlier version) gets it from its own payload, then the key is indexed and searches use it
+``--read-keys`` does only what a rebuild ends with: every notes point without ``read_tag`` (written by an
+earlier version) gets it, and ``read_key``, from its own payload, then the tag is indexed and searches use it
 (elf_infra.index.read_keys); it reads no Postgres row. Its report: ``{"read_keys_added": ...}``.
 """
 
@@ -54,7 +54,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--read-keys", action="store_true",
-                            help="only give the notes points that lack it their read_key, then index it")
+                            help="only give the notes points that lack it their read_tag (and read_key), "
+                                 "then index the tag")
 
     def handle(self, *args, **options) -> None:
         cfg = get_config()

@@ -86,7 +86,7 @@ def test_the_tag_filter_admits_exactly_what_the_key_and_per_scope_filters_admit(
 
 
 def test_the_tag_names_the_tenant_and_the_whole_read_key() -> None:
-    """Each owner its own tag: tenants, scopes, projects and agents apart (24 owners, 24 tags), the same owner
+    """Each owner its own tag: tenants, scopes, projects and agents apart (16 owners, 16 tags), the same owner
     always the same tag (a stable digest, not Python's salted hash), and an agent counted only where the scope
     is agent_private, as in read_key."""
     tags = {read_tag(t, s, p, a) for t, p, a, s in itertools.product(TENANTS, PROJECTS, AGENTS, SCOPES)

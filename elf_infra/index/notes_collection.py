@@ -19,10 +19,9 @@ from .scope_filter import (
     READ_KEY,
     READ_TAG,
     lexical_scope,
-    read_key,
     read_keys,
-    read_tag,
     read_tags,
+    reader_fields,
     scope_filter,
 )
 
@@ -160,8 +159,7 @@ def chunk_point(
         "confidence": confidence,
         "embedding_version": embedding_version,
         LEXICAL_SCOPE: lexical_scope(tenant_id, project_id),  # BM25's IDF corpus (hybrid.scoped_idf)
-        READ_KEY: read_key(scope, project_id, agent_id),  # who may find it, as collections before read_tag say
-        READ_TAG: read_tag(tenant_id, scope, project_id, agent_id),  # who may find it (read_filter)
+        **reader_fields(tenant_id, scope, project_id, agent_id),  # who may find it (read_filter)
     }
     if observed_at is not None:
         payload[OBSERVED_TS] = int(observed_at.timestamp())

@@ -17,7 +17,7 @@ import logging
 
 from qdrant_client import QdrantClient, models
 
-from .scope_filter import READ_KEY, READ_TAG, read_key, read_tag
+from .scope_filter import READ_TAG, reader_fields
 
 LOG = logging.getLogger("elf.indexing")
 BATCH = 1000
@@ -67,7 +67,5 @@ def add_read_keys(client: QdrantClient, name: str) -> int:
 
 def _keyed(point: models.Record) -> models.PointStruct:
     payload = dict(point.payload or {})
-    owner = [str(payload.get(f, "")) for f in ("scope", "project_id", "agent_id")]
-    payload[READ_KEY] = read_key(*owner)
-    payload[READ_TAG] = read_tag(str(payload.get("tenant_id", "")), *owner)
+    payload.update(reader_fields(*(str(payload.get(f, "")) for f in ("tenant_id", "scope", "project_id", "agent_id"))))
     return models.PointStruct(id=point.id, vector=point.vector or {}, payload=payload)

@@ -59,6 +59,13 @@ def read_tag(tenant_id: str, scope: str, project_id: str, agent_id: str) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big", signed=True)
 
 
+def reader_fields(tenant_id: str, scope: str, project_id: str, agent_id: str) -> dict[str, str | int]:
+    """Who may find a notes point, as its payload says it: ``read_key`` (what collections of the version before
+    ``read_tag`` are searched by) and ``read_tag`` (what searches match). The one place both are derived, for a
+    point written (notes_collection.chunk_point) and one given them later (read_keys)."""
+    return {READ_KEY: read_key(scope, project_id, agent_id), READ_TAG: read_tag(tenant_id, scope, project_id, agent_id)}
+
+
 def read_tags(tenant_id: str, project_id: str, agent_id: str, scopes: Iterable[str]) -> list[int]:
     """The ``read_tag`` of every point a caller may find in ``scopes`` (read_keys, with the tenant)."""
     return [read_tag(tenant_id, s, home_project(project_id, s), agent_id) for s in scopes]
